@@ -1,0 +1,14 @@
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+install(TARGETS moelab moelab_exe EXPORT moelabTargets
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(DIRECTORY lib/moelab DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
+install(FILES ${PROJECT_BINARY_DIR}/generated/moelab/core/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/moelab/core)
+install(EXPORT moelabTargets NAMESPACE moelab:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/moelab)
+configure_package_config_file(cmake/moelabConfig.cmake.in ${PROJECT_BINARY_DIR}/moelabConfig.cmake
+                              INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/moelab)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/moelabConfigVersion.cmake COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/moelabConfig.cmake ${PROJECT_BINARY_DIR}/moelabConfigVersion.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/moelab)

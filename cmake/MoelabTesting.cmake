@@ -1,0 +1,19 @@
+# moelab_add_test(NAME name SOURCES ... [LABELS ...]): one Catch2 executable registered with CTest
+# test by test (catch_discover_tests). Tests tagged [slow] are hidden from `make test` and run by
+# `make test-slow` (ctest -L slow).
+if(MOELAB_BUILD_TESTS)
+  include(Catch)
+endif()
+
+function(moelab_add_test)
+  cmake_parse_arguments(T "" "NAME" "SOURCES;LIBS" ${ARGN})
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_link_libraries(${T_NAME} PRIVATE moelab::moelab moelab_test_main ${T_LIBS})
+  target_compile_definitions(${T_NAME} PRIVATE MOELAB_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+                                               MOELAB_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  # Fast tests (everything not tagged [slow]) and slow tests are registered separately.
+  catch_discover_tests(${T_NAME} TEST_SPEC "~[slow]" TEST_PREFIX "${T_NAME}:" PROPERTIES LABELS fast
+                       WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+  catch_discover_tests(${T_NAME} TEST_SPEC "[slow]" TEST_PREFIX "${T_NAME}:slow:" PROPERTIES LABELS slow
+                       WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+endfunction()

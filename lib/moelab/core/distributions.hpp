@@ -1,0 +1,57 @@
+// Distributions on top of Philox, usable from host and device.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "moelab/core/philox.hpp"
+#include "moelab/core/stream_tags.hpp"
+
+namespace moelab {
+
+/// Box-Muller: one Philox block (4 words = 2 uniforms) -> 2 independent standard normals.
+MOELAB_HD void box_muller(const Philox4x32& r, double& z0, double& z1) {
+  const double u1 = uniform_open01(r.v[0], r.v[1]);
+  const double u2 = uniform_open01(r.v[2], r.v[3]);
+  const double radius = sqrt(-2.0 * log(u1));
+  const double angle = 6.283185307179586476925286766559 * u2;
+  z0 = radius * cos(angle);
+  z1 = radius * sin(angle);
+}
+
+/// Random-access source of draws for one (seed, tag, trial). Normal draw j comes from block j/2,
+/// uniform draw j from block j/2 as well: normals and uniforms of one stream are not independent,
+/// so use separate tags for them.
+class RandomStream {
+ public:
+  MOELAB_HD RandomStream(std::uint64_t seed, StreamTag tag, std::uint64_t trial)
+      : addr_{seed, static_cast<std::uint32_t>(tag), trial} {}
+
+  MOELAB_HD double normal(std::uint64_t j) const {
+    double z0, z1;
+    box_muller(philox_block(addr_, static_cast<std::uint32_t>(j >> 1)), z0, z1);
+    return (j & 1u) ? z1 : z0;
+  }
+  MOELAB_HD double uniform(std::uint64_t j) const {
+    const Philox4x32 r = philox_block(addr_, static_cast<std::uint32_t>(j >> 1));
+    return (j & 1u) ? uniform_open01(r.v[2], r.v[3]) : uniform_open01(r.v[0], r.v[1]);
+  }
+  /// Fill out[0..count) with normals j = first .. first+count-1 (two per Philox call).
+  MOELAB_HD void fill_normal(std::uint64_t first, std::uint64_t count, double* out) const {
+    std::uint64_t j = first, k = 0;
+    if ((j & 1u) && k < count) out[k++] = normal(j++);
+    for (; k + 1 < count; k += 2, j += 2) {
+      double z0, z1;
+      box_muller(philox_block(addr_, static_cast<std::uint32_t>(j >> 1)), z0, z1);
+      out[k] = z0;
+      out[k + 1] = z1;
+    }
+    if (k < count) out[k] = normal(j);
+  }
+  MOELAB_HD const DrawAddress& address() const { return addr_; }
+
+ private:
+  DrawAddress addr_;
+};
+
+}  // namespace moelab

@@ -1,0 +1,40 @@
+// The three error tiers (DESIGN.md, Conventions):
+//   bad input      -> InputError (file, line, key, reason); the CLI maps it to exit code 2;
+//   numerical outcome -> a status value returned by the routine (e.g. SolveStatus);
+//   internal bug   -> MOELAB_ASSERT / MOELAB_EXPECT (std::logic_error), never thrown on device.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace moelab {
+
+/// Bad user input: a scenario file, a command-line value, a data file.
+class InputError : public std::runtime_error {
+ public:
+  InputError(std::string file, int line, std::string key, std::string reason);
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  const std::string& key() const { return key_; }
+  const std::string& reason() const { return reason_; }
+
+ private:
+  std::string file_, key_, reason_;
+  int line_;
+};
+
+/// A run that could not complete (I/O failure, interrupted run); exit code 3.
+class RuntimeFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void expectation_failed(const char* expr, const char* msg, const char* file, int line);
+
+}  // namespace moelab
+
+/// Precondition on arguments of library functions (programming errors, not user input).
+#define MOELAB_EXPECT(cond, msg) \
+  do { \
+    if (!(cond)) ::moelab::expectation_failed(#cond, msg, __FILE__, __LINE__); \
+  } while (0)

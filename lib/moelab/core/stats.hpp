@@ -1,0 +1,69 @@
+// Running statistics and the tests the verdict engine uses.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace moelab {
+
+/// Welford's running mean / variance with Chan et al.'s pairwise merge. Merging in a fixed order
+/// gives bit-identical results for any thread count.
+class Welford {
+ public:
+  void add(double x);
+  void merge(const Welford& other);
+  std::uint64_t count() const { return n_; }
+  double mean() const { return mean_; }
+  /// Unbiased sample variance (n - 1 denominator); NaN when n < 2.
+  double variance() const;
+  double stddev() const;
+  /// Standard error of the mean, sqrt(variance / n).
+  double standard_error() const;
+
+ private:
+  std::uint64_t n_ = 0;
+  double mean_ = 0.0;
+  double m2_ = 0.0;
+};
+
+/// Welford over a span, in index order.
+Welford summarize(std::span<const double> xs);
+
+struct Interval {
+  double lower, upper;
+};
+
+/// Two-sided Student-t confidence interval for the mean at `level` (e.g. 0.99).
+Interval t_interval(const Welford& w, double level);
+
+/// Two-sided p-value of H0: E[X] = mu0, Student t with n-1 degrees of freedom.
+double t_test_two_sided(const Welford& w, double mu0);
+/// One-sided p-value of H0: E[X] <= mu0 against E[X] > mu0 (t, n-1 dof).
+double t_test_greater(const Welford& w, double mu0);
+/// Two-sided p-value for a z statistic.
+double z_test_two_sided(double z);
+/// One-sided upper-tail p-value P(Z >= z).
+double z_test_greater(double z);
+/// Standard normal quantile.
+double normal_quantile(double p);
+/// Student-t quantile with `dof` degrees of freedom.
+double student_t_quantile(double p, double dof);
+
+/// Holm's step-down adjustment: adjusted p-values in the input order (monotone, capped at 1).
+std::vector<double> holm_adjust(std::span<const double> p);
+
+/// Weighted least squares y ~ X b with weights w (1/variance); returns coefficients and their
+/// standard errors from (X' W X)^-1 (weights taken as known inverse variances) and the residual
+/// chi-square.
+struct WlsFit {
+  std::vector<double> coef;
+  std::vector<double> se;
+  double chi2 = 0.0;
+  std::size_t dof = 0;
+};
+WlsFit weighted_least_squares(const std::vector<std::vector<double>>& columns, std::span<const double> y,
+                              std::span<const double> weights);
+
+}  // namespace moelab

@@ -1,0 +1,21 @@
+// The one registry of Philox stream tags. A tag names what is drawn, so that two quantities never
+// share random numbers by accident. Append only: changing a value changes every result using it.
+#pragma once
+
+#include <cstdint>
+
+namespace moelab {
+
+enum class StreamTag : std::uint32_t {
+  test_sample = 1,        // test points (x, e) for sampled risks
+  design_signal = 2,      // noiseless design X
+  design_noise = 3,       // feature noise E
+  beta_star = 4,          // ground-truth beta* drawn from a seed
+  routing_labels = 5,     // expert membership z of each sample
+  router_test = 6,        // test points of the QDA router
+  gd_init = 7,            // gradient-descent start / signal bases
+  orthogonal_basis = 8,   // random orthogonal matrices
+  property_test = 100,    // tests only
+};
+
+}  // namespace moelab
