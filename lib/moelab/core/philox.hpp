@@ -61,10 +61,11 @@ MOELAB_HD Philox4x32 philox_block(const DrawAddress& a, std::uint32_t block) {
   return philox4x32_10(c, static_cast<std::uint32_t>(a.seed), static_cast<std::uint32_t>(a.seed >> 32));
 }
 
-/// Two 32-bit words -> a double uniform on the open interval (0, 1) with 53 random bits.
+/// Two 32-bit words -> a double uniform on the open interval (0, 1): 52 random bits, centred in
+/// their cell, so the extremes are 2^-53 and 1 - 2^-53 (53 bits would round the top cell to 1.0).
 MOELAB_HD double uniform_open01(std::uint32_t a, std::uint32_t b) {
-  const std::uint64_t bits = (static_cast<std::uint64_t>(a >> 5) << 26) | static_cast<std::uint64_t>(b >> 6);
-  return (static_cast<double>(bits) + 0.5) * 0x1.0p-53;
+  const std::uint64_t bits = (static_cast<std::uint64_t>(a >> 6) << 26) | static_cast<std::uint64_t>(b >> 6);
+  return (static_cast<double>(bits) + 0.5) * 0x1.0p-52;
 }
 
 }  // namespace moelab

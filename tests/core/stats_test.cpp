@@ -1,0 +1,92 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "moelab/core/parallel.hpp"
+#include "moelab/core/stats.hpp"
+
+using namespace moelab;
+using Catch::Matchers::WithinAbs;
+using Catch::Matchers::WithinRel;
+
+TEST_CASE("Welford merge equals a single pass for any split", "[core][stats]") {
+  std::mt19937_64 rng(GENERATE(1u, 2u, 3u));
+  std::normal_distribution<double> nd(3.0, 2.0);
+  std::vector<double> xs(1000);
+  for (auto& x : xs) x = nd(rng);
+  const Welford all = summarize(xs);
+  const std::size_t cut = std::uniform_int_distribution<std::size_t>(0, xs.size())(rng);
+  Welford a = summarize(std::span<const double>(xs.data(), cut));
+  const Welford b = summarize(std::span<const double>(xs.data() + cut, xs.size() - cut));
+  a.merge(b);
+  // 1e-12 relative: two summation orders of 1000 terms of size ~10.
+  CHECK(a.count() == all.count());
+  CHECK_THAT(a.mean(), WithinRel(all.mean(), 1e-12));
+  CHECK_THAT(a.variance(), WithinRel(all.variance(), 1e-12));
+}
+
+TEST_CASE("Welford agrees with the two-pass formulas", "[core][stats]") {
+  const std::vector<double> xs{1, 2, 3, 4, 10};
+  const Welford w = summarize(xs);
+  CHECK_THAT(w.mean(), WithinAbs(4.0, 1e-15));
+  CHECK_THAT(w.variance(), WithinRel(12.5, 1e-15));  // sum (x - 4)^2 = 50, / 4
+  CHECK_THAT(w.standard_error(), WithinRel(std::sqrt(12.5 / 5), 1e-15));
+}
+
+TEST_CASE("Student-t interval and tests match tabulated quantiles", "[core][stats]") {
+  // t_{0.975,9} = 2.2621571627982055 (mpmath, 30 digits: root of I_{9/(9+t^2)}(4.5, 0.5)/2 = 0.025;
+  // note SciPy 1.10 returns 2.2621571627409915, off by 2.5e-11 relative); z_{0.995} = 2.5758293035489004.
+  CHECK_THAT(student_t_quantile(0.975, 9), WithinRel(2.2621571627982055, 1e-12));
+  CHECK_THAT(normal_quantile(0.995), WithinRel(2.5758293035489004, 1e-12));
+  CHECK_THAT(z_test_two_sided(1.959963984540054), WithinRel(0.05, 1e-10));
+  CHECK_THAT(z_test_greater(0.0), WithinRel(0.5, 1e-15));
+  Welford w;
+  for (double x : {1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0}) w.add(x);
+  const auto ci = t_interval(w, 0.95);
+  const double h = 2.2621571627982055 * w.standard_error();
+  CHECK_THAT(ci.lower, WithinRel(5.5 - h, 1e-12));
+  CHECK_THAT(ci.upper, WithinRel(5.5 + h, 1e-12));
+  CHECK_THAT(t_test_two_sided(w, 5.5 - h), WithinRel(0.05, 1e-9));
+}
+
+TEST_CASE("Holm adjustment is the step-down Bonferroni", "[core][stats]") {
+  const std::vector<double> p{0.01, 0.04, 0.03, 0.005};
+  const auto adj = holm_adjust(p);
+  // Sorted: 0.005*4 = 0.02, 0.01*3 = 0.03, 0.03*2 = 0.06, 0.04*1 -> max(0.06, 0.04) = 0.06.
+  CHECK_THAT(adj[3], WithinRel(0.02, 1e-15));
+  CHECK_THAT(adj[0], WithinRel(0.03, 1e-15));
+  CHECK_THAT(adj[2], WithinRel(0.06, 1e-15));
+  CHECK_THAT(adj[1], WithinRel(0.06, 1e-15));
+}
+
+TEST_CASE("weighted least squares recovers a/n^2 + b/n exactly on noise-free data", "[core][stats]") {
+  std::vector<double> n{100, 200, 400, 800, 1600}, y, w, c1, c2;
+  for (double v : n) {
+    c1.push_back(1 / (v * v));
+    c2.push_back(1 / v);
+    y.push_back(3000 / (v * v) + 2.5 / v);
+    w.push_back(1.0);
+  }
+  const auto fit = weighted_least_squares({c1, c2}, y, w);
+  CHECK_THAT(fit.coef[0], WithinRel(3000.0, 1e-9));
+  CHECK_THAT(fit.coef[1], WithinRel(2.5, 1e-9));
+}
+
+TEST_CASE("parallel_map results do not depend on the thread count", "[core][parallel]") {
+  auto run = [](int threads) {
+    set_num_threads(threads);
+    auto v = parallel_map<double>(1000, [](std::size_t i) { return std::sin(static_cast<double>(i)); });
+    set_num_threads(0);
+    Welford w;
+    for (double x : v) w.add(x);
+    return w.mean();
+  };
+  CHECK(run(1) == run(2));
+}
+
+TEST_CASE("parallel_for rethrows the first exception on the caller", "[core][parallel]") {
+  CHECK_THROWS_AS(parallel_for(100, [](std::size_t i) { if (i == 50) throw std::runtime_error("boom"); }),
+                  std::runtime_error);
+}
