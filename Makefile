@@ -1,0 +1,110 @@
+# moelab: build, test, run the default scenarios and plot them.
+#   make run     build, run `moelab check --quick`, the default scenarios, then the plots
+#   make test    build, run the fast tests (ctest -L fast)
+# Everything comes from Debian 12 packages; `make deps` checks them (and installs them as root).
+
+SHELL := /bin/bash
+
+BUILD_DIR  ?= build
+BUILD_TYPE ?= Release
+CMAKE_ARGS ?=
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+MOELAB     := ./$(BUILD_DIR)/bin/moelab
+RESULTS    ?= results
+# Extra arguments for `moelab run` (e.g. RUN_ARGS='--trials 200').
+RUN_ARGS   ?=
+# Arguments for the NumPy baseline (bench/numpy_fig3.py).
+BENCH_ARGS ?= --n 600 900 1200 --trials 20 --threads $(JOBS)
+
+DEFAULT_SCENARIOS ?= scenarios/noisy_thm2_robustness.toml \
+                     scenarios/noisy_fig6_table1.toml \
+                     scenarios/noisy_fig3.toml \
+                     scenarios/noisy_qda_router.toml
+
+DEB_PACKAGES := libeigen3-dev libboost-dev libfmt-dev catch2 libcli11-dev libtomlplusplus-dev \
+                cmake ninja-build g++ gnuplot-nox
+BENCH_PACKAGES := python3 python3-numpy
+
+.PHONY: all deps deps-bench configure build run plots test test-slow bench clean clean-results
+
+all: build
+
+# Install-or-explain: as root, apt-get installs what is missing; otherwise print the exact command.
+define check_debs
+	@missing=""; \
+	for p in $(1); do \
+	  if ! dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q "install ok installed"; then \
+	    missing="$$missing $$p"; \
+	  fi; \
+	done; \
+	if [ -z "$$missing" ]; then \
+	  echo "deps: all Debian packages present ($(strip $(1)))"; \
+	elif [ "$$(id -u)" = 0 ]; then \
+	  echo "deps: installing$$missing"; \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
+	else \
+	  echo "deps: missing Debian packages:$$missing"; \
+	  echo "  sudo apt-get install -y$$missing"; \
+	  exit 1; \
+	fi
+endef
+
+deps:
+	$(call check_debs,$(DEB_PACKAGES))
+
+deps-bench:
+	$(call check_debs,$(BENCH_PACKAGES))
+
+# Configure once; later builds reuse the cache (re-run `make clean` to change BUILD_TYPE).
+$(BUILD_DIR)/CMakeCache.txt:
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_ARGS)
+
+configure: deps
+	@$(MAKE) --no-print-directory $(BUILD_DIR)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD_DIR) -j$(JOBS)
+
+# `moelab check` exits 1 when a claim fails: that is a finding, not a build error, so go on.
+run: build
+	@mkdir -p $(RESULTS)
+	@rc=0; $(MOELAB) check --quick || rc=$$?; \
+	if [ $$rc = 1 ]; then echo "make run: moelab check reported a failed claim (exit 1); see its report. Continuing."; \
+	elif [ $$rc != 0 ]; then echo "make run: moelab check failed with exit code $$rc"; exit $$rc; fi
+	@set -e; for s in $(DEFAULT_SCENARIOS); do \
+	  echo "== moelab run $$s"; \
+	  $(MOELAB) run $$s $(RUN_ARGS); \
+	done
+	@$(MAKE) --no-print-directory plots
+
+# One plots/NAME.gp per scenario; plotted when results/NAME.csv exists.
+plots:
+	@command -v gnuplot >/dev/null || { echo "plots: gnuplot not found (apt-get install gnuplot-nox)"; exit 1; }
+	@n=0; for gp in plots/*.gp; do \
+	  [ -e "$$gp" ] || continue; \
+	  name=$$(basename "$$gp" .gp); csv="$(RESULTS)/$$name.csv"; png="$(RESULTS)/$$name.png"; \
+	  if [ -f "$$csv" ]; then \
+	    echo "plot $$csv -> $$png"; \
+	    gnuplot -e "csv='$$csv'; png='$$png'" "$$gp" || exit 1; n=$$((n+1)); \
+	  fi; \
+	done; echo "plots: $$n written to $(RESULTS)/"
+
+test: build
+	ctest --test-dir $(BUILD_DIR) -L fast --output-on-failure -j2
+
+test-slow: build
+	ctest --test-dir $(BUILD_DIR) -L slow --output-on-failure -j2
+
+# C++ benchmark programs (build/bin/bench_*) side by side with the NumPy baseline on the same CPU.
+bench: build deps-bench
+	@set -e; for b in $(BUILD_DIR)/bin/bench_*; do \
+	  [ -x "$$b" ] || continue; echo "== $$b"; "$$b"; \
+	done
+	@echo "== NumPy baseline: bench/numpy_fig3.py $(BENCH_ARGS)"
+	/usr/bin/python3 bench/numpy_fig3.py $(BENCH_ARGS)
+
+clean:
+	rm -rf $(BUILD_DIR)
+
+clean-results:
+	rm -rf $(RESULTS)
