@@ -40,6 +40,13 @@ double Welford::variance() const {
 double Welford::stddev() const { return std::sqrt(variance()); }
 double Welford::standard_error() const { return std::sqrt(variance() / static_cast<double>(n_)); }
 
+Welford Welford::scaled(double a) const {
+  Welford w = *this;
+  w.mean_ *= a;
+  w.m2_ *= a * a;
+  return w;
+}
+
 Welford summarize(std::span<const double> xs) {
   Welford w;
   for (double x : xs) w.add(x);

@@ -21,6 +21,8 @@ class Welford {
   double stddev() const;
   /// Standard error of the mean, sqrt(variance / n).
   double standard_error() const;
+  /// Summary of a * X (mean times a, variance times a^2).
+  Welford scaled(double a) const;
 
  private:
   std::uint64_t n_ = 0;

@@ -1,0 +1,48 @@
+#include <cstdio>
+#include <filesystem>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "moelab/claims/verdict.hpp"
+#include "moelab/core/csv.hpp"
+#include "moelab/core/error.hpp"
+#include "moelab/core/parallel.hpp"
+
+namespace moelab::cli {
+
+void add_check(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("check", "Check every registered claim against Monte-Carlo and give verdicts");
+  static bool quick = false, full = false;
+  static std::string only, out_dir = "results";
+  static std::int64_t seed = 1;
+  static double alpha = 0.01;
+  static int threads = 0;
+  auto* q = cmd->add_flag("--quick", quick, "small budget, under 2 minutes on 2 cores (default)");
+  cmd->add_flag("--full", full, "large budget for tighter evidence")->excludes(q);
+  cmd->add_option("--only", only, "only claims whose id contains PATTERN (or matches a glob with *)");
+  cmd->add_option("--seed", seed, "suite seed")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--alpha", alpha, "family-wise error level (Holm)")->check(CLI::Range(1e-12, 0.5));
+  cmd->add_option("--out-dir", out_dir, "where check.csv and check.md go");
+  cmd->add_option("--threads", threads, "OpenMP threads (0 = all)")->check(CLI::NonNegativeNumber);
+  cmd->callback([&exit_code] {
+    const auto selected = claims::registry().select(only);
+    if (selected.empty()) throw InputError("", 0, "--only", fmt::format("no claim matches '{}' (see moelab list claims)", only));
+    if (threads > 0) set_num_threads(threads);
+    claims::CheckBudget budget;
+    budget.full = full;
+    budget.seed = static_cast<std::uint64_t>(seed);
+    const auto result = claims::run_suite(selected, budget, alpha, ::isatty(STDERR_FILENO) == 1);
+    write_file_atomic(out_dir + "/check.csv", claims::suite_table(result, budget).to_string());
+    write_file_atomic(out_dir + "/check.md", claims::suite_markdown(result, budget));
+    fmt::print("{}", claims::suite_terminal(result));
+    fmt::print("wrote {0}/check.csv and {0}/check.md\n", out_dir);
+    bool failed = false;
+    for (const auto& o : result.outcomes) failed |= o.verdict == claims::Verdict::fails;
+    exit_code = failed ? kExitClaimFailed : kExitOk;
+  });
+}
+
+}  // namespace moelab::cli

@@ -1,0 +1,21 @@
+// Subcommands of the `moelab` CLI: one file each. Exit codes (DESIGN.md): 0 ok, 1 a claim failed
+// (check), 2 bad input or usage, 3 runtime failure.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace moelab::cli {
+
+inline constexpr int kExitOk = 0, kExitClaimFailed = 1, kExitBadInput = 2, kExitRuntime = 3;
+
+/// Each add_* registers a subcommand; its callback stores the exit code in `exit_code`.
+void add_list(CLI::App& app, int& exit_code);
+void add_run(CLI::App& app, int& exit_code);
+void add_check(CLI::App& app, int& exit_code);
+
+/// Directory holding scenarios/ (the source tree when run from a build, else the current directory).
+std::string scenario_dir();
+
+}  // namespace moelab::cli

@@ -1,0 +1,77 @@
+// A claim is one checkable statement of a paper: its source, the closed form as printed, optionally
+// an independently derived exact form, Monte-Carlo evidence, and a negative control that must be
+// rejected (a check that cannot fail is a defect). DESIGN.md, "Verdicts must be statistically honest".
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace moelab::claims {
+
+enum class Verdict { holds, fails, erratum, inconclusive };
+const char* to_string(Verdict v);
+
+enum class ClaimKind {
+  equality,    // closed form == expectation: two-sided test
+  inequality,  // A <= B: one-sided test for a violation
+  asymptotic,  // limit as size grows: extrapolated intercept tested against the limit
+  bound,       // upper bound on a measured quantity: one-sided, tightness reported
+};
+const char* to_string(ClaimKind k);
+
+/// One statistical test of H0 "this form is right".
+struct TestResult {
+  std::string form;          // what is tested, e.g. "Thm 2 as printed"
+  double estimate = 0.0;     // Monte-Carlo estimate of the tested quantity
+  double std_error = 0.0;    // its standard error (0 for exact/deterministic evidence)
+  double reference = 0.0;    // the closed-form value it is compared with
+  double p_value = 1.0;      // p-value of H0 (small = the form is rejected)
+  std::int64_t samples = 0;  // Monte-Carlo samples behind the estimate
+};
+
+/// What a claim's check returns.
+struct Evidence {
+  TestResult printed;                // the statement as printed in the paper
+  std::optional<TestResult> exact;   // the exact expression, where the printed one is suspect
+  TestResult control;                // the negative control: must be rejected
+  std::string note;                  // numbers a reader needs (sizes, ratios, counterexample)
+};
+
+/// How much Monte-Carlo a check may spend.
+struct CheckBudget {
+  bool full = false;       // --full: larger samples; --quick (default) must finish in < 2 minutes in all
+  std::uint64_t seed = 1;  // suite seed; each claim derives its own from (seed, id)
+  template <class T>
+  T pick(T quick, T full_value) const { return full ? full_value : quick; }
+};
+
+struct Claim {
+  std::string id;         // topic.source.item, e.g. "noisy.thm2.sparse_risk"
+  std::string source;     // "noisy, Thm 2" (paper short name, theorem/equation)
+  std::string statement;  // one sentence, as the paper states it
+  ClaimKind kind = ClaimKind::equality;
+  std::function<Evidence(const CheckBudget&, std::uint64_t seed)> check;
+};
+
+/// The registry; topics add their claims in register_<topic>_claims (claims/registry.cpp calls them).
+class Registry {
+ public:
+  void add(Claim c);
+  const std::vector<Claim>& all() const { return claims_; }
+  /// Claims whose id contains `pattern` as a substring, or matches it as a glob with '*'.
+  std::vector<const Claim*> select(const std::string& pattern) const;
+
+ private:
+  std::vector<Claim> claims_;
+};
+
+/// Every claim of every topic.
+const Registry& registry();
+
+/// Stable 64-bit seed of one claim from the suite seed and its id (FNV-1a of the id, mixed).
+std::uint64_t claim_seed(std::uint64_t suite_seed, const std::string& id);
+
+}  // namespace moelab::claims

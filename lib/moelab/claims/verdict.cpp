@@ -1,0 +1,149 @@
+#include "moelab/claims/verdict.hpp"
+
+#include <chrono>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "moelab/core/interrupt.hpp"
+#include "moelab/core/progress.hpp"
+#include "moelab/core/stats.hpp"
+#include "moelab/core/version.hpp"
+
+namespace moelab::claims {
+
+SuiteResult judge(std::vector<Outcome> outcomes, double alpha) {
+  // One Holm family: every printed test and every exact test of the suite.
+  std::vector<double> p;
+  for (const auto& o : outcomes) {
+    p.push_back(o.evidence.printed.p_value);
+    if (o.evidence.exact) p.push_back(o.evidence.exact->p_value);
+  }
+  const auto adj = holm_adjust(p);
+  const double control_level = p.empty() ? alpha : alpha / static_cast<double>(p.size());
+  std::size_t k = 0;
+  for (auto& o : outcomes) {
+    o.printed_p_holm = adj[k++];
+    o.exact_p_holm = o.evidence.exact ? adj[k++] : 1.0;
+    o.control_rejected = o.evidence.control.p_value < control_level;
+    const bool printed_rejected = o.printed_p_holm < alpha;
+    const bool exact_rejected = o.evidence.exact && o.exact_p_holm < alpha;
+    if (!o.control_rejected) {
+      o.verdict = Verdict::inconclusive;
+      o.reason = fmt::format("negative control not rejected (p = {:.3g} >= {:.3g}): the budget cannot tell a wrong "
+                             "form from the right one; rerun with --full",
+                             o.evidence.control.p_value, control_level);
+    } else if (!printed_rejected) {
+      o.verdict = Verdict::holds;
+      o.reason = fmt::format("printed form not rejected (Holm p = {:.3g}); control rejected (p = {:.2g})",
+                             o.printed_p_holm, o.evidence.control.p_value);
+    } else if (o.evidence.exact && !exact_rejected) {
+      o.verdict = Verdict::erratum;
+      o.reason = fmt::format("printed form rejected (Holm p = {:.3g}); exact form not rejected (Holm p = {:.3g})",
+                             o.printed_p_holm, o.exact_p_holm);
+    } else {
+      o.verdict = Verdict::fails;
+      o.reason = o.evidence.exact
+                     ? fmt::format("printed (Holm p = {:.3g}) and exact (Holm p = {:.3g}) forms both rejected",
+                                   o.printed_p_holm, o.exact_p_holm)
+                     : fmt::format("printed form rejected (Holm p = {:.3g}); no exact form available",
+                                   o.printed_p_holm);
+    }
+  }
+  return {std::move(outcomes), alpha, p.size()};
+}
+
+SuiteResult run_suite(const std::vector<const Claim*>& claims, const CheckBudget& budget, double alpha,
+                      bool show_progress) {
+  std::vector<Outcome> outcomes;
+  Progress progress(claims.size(), "check");
+  if (!show_progress) Progress::set_enabled(false);
+  for (const Claim* c : claims) {
+    check_interrupted();
+    const auto t0 = std::chrono::steady_clock::now();
+    Outcome o;
+    o.claim = c;
+    o.evidence = c->check(budget, claim_seed(budget.seed, c->id));
+    o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    outcomes.push_back(std::move(o));
+    progress.advance();
+  }
+  progress.finish();
+  return judge(std::move(outcomes), alpha);
+}
+
+namespace {
+std::string num(double x) { return std::isfinite(x) ? fmt::format("{:.6g}", x) : fmt::format("{}", x); }
+}  // namespace
+
+CsvTable suite_table(const SuiteResult& r, const CheckBudget& budget) {
+  CsvTable t;
+  t.add_metadata("tool", fmt::format("moelab {}", kVersion));
+  t.add_metadata("command", budget.full ? "check --full" : "check --quick");
+  t.add_metadata("seed", fmt::format("{}", budget.seed));
+  t.add_metadata("alpha", fmt::format("{}", r.alpha));
+  t.add_metadata("family", fmt::format("Holm over {} printed+exact tests; controls at alpha/{}", r.family_size,
+                                       r.family_size));
+  t.columns = {"id", "source", "kind", "verdict", "printed_estimate", "printed_std_error", "printed_reference",
+               "printed_p", "printed_p_holm", "exact_estimate", "exact_std_error", "exact_reference", "exact_p",
+               "exact_p_holm", "control_estimate", "control_reference", "control_p", "control_rejected",
+               "samples", "note"};
+  const double nan = std::nan("");
+  for (const auto& o : r.outcomes) {
+    const auto& e = o.evidence;
+    t.add_row({o.claim->id, o.claim->source, std::string(to_string(o.claim->kind)), std::string(to_string(o.verdict)),
+               e.printed.estimate, e.printed.std_error, e.printed.reference, e.printed.p_value, o.printed_p_holm,
+               e.exact ? e.exact->estimate : nan, e.exact ? e.exact->std_error : nan,
+               e.exact ? e.exact->reference : nan, e.exact ? e.exact->p_value : nan,
+               e.exact ? o.exact_p_holm : nan, e.control.estimate, e.control.reference, e.control.p_value,
+               std::string(o.control_rejected ? "yes" : "no"),
+               static_cast<std::int64_t>(e.printed.samples + (e.exact ? e.exact->samples : 0)), e.note});
+  }
+  return t;
+}
+
+std::string suite_markdown(const SuiteResult& r, const CheckBudget& budget) {
+  std::string md = fmt::format("# moelab check ({}), seed {}\n\n", budget.full ? "--full" : "--quick", budget.seed);
+  md += fmt::format("Family-wise error: Holm at alpha = {} over {} tests; each negative control must be rejected at "
+                    "alpha / {}.\n\n",
+                    r.alpha, r.family_size, r.family_size);
+  md += "| claim | source | verdict | printed: estimate vs closed form | exact: closed form | control p |\n";
+  md += "|---|---|---|---|---|---|\n";
+  for (const auto& o : r.outcomes) {
+    const auto& e = o.evidence;
+    md += fmt::format("| `{}` | {} | **{}** | {} ± {} vs {} (p_Holm {:.3g}) | {} | {:.2g} |\n", o.claim->id,
+                      o.claim->source, to_string(o.verdict), num(e.printed.estimate), num(e.printed.std_error),
+                      num(e.printed.reference), o.printed_p_holm,
+                      e.exact ? fmt::format("{} (p_Holm {:.3g})", num(e.exact->reference), o.exact_p_holm) : "-",
+                      e.control.p_value);
+  }
+  md += "\n## Details\n";
+  for (const auto& o : r.outcomes) {
+    md += fmt::format("\n### `{}` — {}\n\n{} ({})\n\n- verdict: **{}** — {}\n- printed test: {}\n", o.claim->id,
+                      o.claim->source, o.claim->statement, to_string(o.claim->kind), to_string(o.verdict), o.reason,
+                      o.evidence.printed.form);
+    if (o.evidence.exact) md += fmt::format("- exact test: {}\n", o.evidence.exact->form);
+    md += fmt::format("- negative control: {} (estimate {}, reference {}, p = {:.2g})\n", o.evidence.control.form,
+                      num(o.evidence.control.estimate), num(o.evidence.control.reference),
+                      o.evidence.control.p_value);
+    if (!o.evidence.note.empty()) md += fmt::format("- {}\n", o.evidence.note);
+  }
+  return md;
+}
+
+std::string suite_terminal(const SuiteResult& r) {
+  std::string s = fmt::format("{:<44} {:<13} {:>13} {:>13} {:>10}  {}\n", "claim", "verdict", "estimate",
+                              "printed", "p_holm", "control");
+  int counts[4] = {0, 0, 0, 0};
+  for (const auto& o : r.outcomes) {
+    ++counts[static_cast<int>(o.verdict)];
+    s += fmt::format("{:<44} {:<13} {:>13} {:>13} {:>10.3g}  {}\n", o.claim->id, to_string(o.verdict),
+                     num(o.evidence.printed.estimate), num(o.evidence.printed.reference), o.printed_p_holm,
+                     o.control_rejected ? "rejected" : "NOT rejected");
+  }
+  s += fmt::format("\n{} claims: {} hold, {} erratum, {} fail, {} inconclusive (Holm alpha = {})\n", r.outcomes.size(),
+                   counts[0], counts[2], counts[1], counts[3], r.alpha);
+  return s;
+}
+
+}  // namespace moelab::claims

@@ -1,0 +1,45 @@
+// The verdict engine: runs claims, controls the family-wise error across the whole suite (Holm at
+// level alpha over every printed and exact test), requires each negative control to be rejected at
+// the strictest (Bonferroni) level, and assigns holds / fails / erratum / inconclusive.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "moelab/claims/claim.hpp"
+#include "moelab/core/csv.hpp"
+
+namespace moelab::claims {
+
+struct Outcome {
+  const Claim* claim = nullptr;
+  Evidence evidence;
+  Verdict verdict = Verdict::inconclusive;
+  double printed_p_holm = 1.0;
+  double exact_p_holm = 1.0;
+  bool control_rejected = false;
+  std::string reason;  // one line: why this verdict
+  double seconds = 0.0;
+};
+
+struct SuiteResult {
+  std::vector<Outcome> outcomes;
+  double alpha = 0.01;
+  std::size_t family_size = 0;  // number of tests in the Holm family
+};
+
+/// Assigns verdicts given the evidence (pure function: tested on synthetic evidence).
+SuiteResult judge(std::vector<Outcome> outcomes, double alpha);
+
+/// Runs the checks (claims in order, each parallel inside) and judges them.
+SuiteResult run_suite(const std::vector<const Claim*>& claims, const CheckBudget& budget, double alpha,
+                      bool show_progress);
+
+/// check.csv: one row per claim.
+CsvTable suite_table(const SuiteResult& r, const CheckBudget& budget);
+/// check.md: a table and one paragraph per claim.
+std::string suite_markdown(const SuiteResult& r, const CheckBudget& budget);
+/// The terminal summary printed by `moelab check`.
+std::string suite_terminal(const SuiteResult& r);
+
+}  // namespace moelab::claims

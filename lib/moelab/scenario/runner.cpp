@@ -1,0 +1,52 @@
+#include "moelab/scenario/runner.hpp"
+
+#include <fmt/format.h>
+
+#include "moelab/core/error.hpp"
+#include "moelab/core/interrupt.hpp"
+#include "moelab/core/parallel.hpp"
+#include "moelab/core/version.hpp"
+#include "moelab/scenario/study.hpp"
+
+namespace moelab {
+
+CsvTable run_scenario(const Scenario& sc, const McBudget& budget) {
+  const Study* study = find_study(sc.study);
+  if (!study) {
+    std::string known;
+    for (const auto& s : studies()) known += (known.empty() ? "" : ", ") + s->name();
+    throw InputError(sc.path, 0, "study", fmt::format("unknown study '{}' (known: {})", sc.study, known));
+  }
+  // Validate everything first: a bad value at the last sweep point must not cost a long run.
+  const auto points = sc.points();
+  std::vector<std::unique_ptr<PreparedPoint>> prepared;
+  std::size_t work = 0;
+  for (const auto& pt : points) {
+    const ParamView view(pt.table, sc.path);
+    prepared.push_back(study->prepare(view, budget));
+    view.check_all_used();
+    work += prepared.back()->work();
+  }
+  CsvTable t;
+  t.add_metadata("tool", fmt::format("moelab {}", kVersion));
+  t.add_metadata("scenario", sc.path);
+  t.add_metadata("study", sc.study);
+  if (!sc.title.empty()) t.add_metadata("title", sc.title);
+  t.add_metadata("seed", fmt::format("{}", budget.seed));
+  t.add_metadata("trials", fmt::format("{}", budget.trials));
+  t.add_metadata("backend", "cpu");
+  for (const auto& axis : sc.axes) t.add_metadata("sweep", axis.key);
+  t.columns = study->columns();
+  if (budget.threads > 0) set_num_threads(budget.threads);
+  Progress progress(work, sc.name);
+  for (auto& p : prepared) {
+    check_interrupted();
+    for (auto& row : p->run(budget, progress)) t.add_row(std::move(row));
+  }
+  progress.finish();
+  if (budget.threads > 0) set_num_threads(0);
+  for (auto& kv : study->summarize(t.rows)) t.add_metadata(kv.first, kv.second);
+  return t;
+}
+
+}  // namespace moelab

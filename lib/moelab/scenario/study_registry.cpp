@@ -1,0 +1,21 @@
+#include "moelab/noisy/noisy_studies.hpp"
+#include "moelab/scenario/study.hpp"
+
+namespace moelab {
+
+const std::vector<std::unique_ptr<Study>>& studies() {
+  static const auto all = [] {
+    std::vector<std::unique_ptr<Study>> s;
+    noisy::add_noisy_studies(s);
+    return s;
+  }();
+  return all;
+}
+
+const Study* find_study(const std::string& name) {
+  for (const auto& s : studies())
+    if (s->name() == name) return s.get();
+  return nullptr;
+}
+
+}  // namespace moelab
