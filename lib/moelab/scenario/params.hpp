@@ -16,6 +16,16 @@
 
 namespace moelab {
 
+/// An owned TOML node (toml++ keeps its own alias in toml::impl, which is not public API).
+using toml_node_ptr = std::unique_ptr<toml::node>;
+
+/// Deep copies that keep source positions. toml++ copies drop them (only moves keep them), which
+/// would make error messages about a copied table (a sweep point) lose their line numbers.
+toml_node_ptr clone_node(const toml::node& n);
+/// Same, with the copied node placed at `where` (its children, if any, keep their own positions).
+toml_node_ptr clone_node_at(const toml::node& n, const toml::source_region& where);
+toml::table clone_table(const toml::table& t);
+
 class ParamView {
  public:
   /// `table` is borrowed and must outlive the view; `file` is used in messages.
@@ -57,9 +67,17 @@ class ParamView {
   void mark_used(const std::string& key) const;
   /// Throws InputError ("unknown key") for the first key, in file order, that no getter asked for.
   void check_all_used() const;
+  /// Same, restricted to the keys under `prefix` (e.g. "monte_carlo").
+  void check_all_used(const std::string& prefix) const;
+  /// Throws InputError for entry `index` of the array at `key`, at that entry's line.
+  [[noreturn]] void fail_entry(const std::string& key, std::size_t index, const std::string& reason) const;
+  /// The node at a dotted key, or nullptr; throws InputError when a prefix of the key is not a table.
+  const toml::node* find(const std::string& key) const;
 
  private:
-  const toml::node* find(const std::string& key) const;
+  const toml::node& require(const std::string& key) const;  // marks used; "required key is missing"
+  int line_for_error(const std::string& key) const;         // value line, else enclosing table line
+  bool is_used(const std::string& key) const;
   const toml::table& table_;
   std::string file_;
   mutable std::set<std::string> used_;

@@ -30,10 +30,11 @@ struct McBudget {
 
 struct SweepAxis {
   std::string key;              // dotted key it overrides, e.g. "params.n"
-  std::vector<toml::node_ptr> values;  // each value with its source position
+  std::vector<toml_node_ptr> values;  // each value with its source position
 };
 
-/// One point of the sweep: the base table with the axis values substituted.
+/// One point of the sweep: the base table with the axis values substituted. Its nodes carry their
+/// source lines; move a point, or copy its table with clone_table (a toml++ copy drops the lines).
 struct SweepPoint {
   std::vector<std::pair<std::string, std::string>> coordinates;  // (key, value as written)
   toml::table table;

@@ -1,0 +1,272 @@
+#include "moelab/scenario/scenario.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "moelab/core/error.hpp"
+
+namespace moelab {
+
+namespace {
+
+// Top-level keys the scenario layer owns; everything else belongs to the study (Scenario::base).
+const std::vector<std::string> kReservedKeys = {"study", "title", "monte_carlo", "output", "sweep"};
+
+// A sweep with more points than this is almost certainly a typo (e.g. steps = 1e6 on three axes).
+constexpr double kMaxSweepPoints = 1e7;
+
+std::vector<std::string> split_dotted(const std::string& key) {
+  std::vector<std::string> parts;
+  std::string::size_type start = 0;
+  while (true) {
+    const auto dot = key.find('.', start);
+    parts.push_back(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return parts;
+}
+
+/// The key as it would be written inside [sweep]: sweep."params.n".
+std::string sweep_key_display(const std::string& key) {
+  return key.find('.') == std::string::npos ? "sweep." + key : "sweep.\"" + key + "\"";
+}
+
+std::string format_coordinate(const toml::node& n) {
+  if (const auto* i = n.as_integer()) return fmt::format("{}", i->get());
+  if (const auto* f = n.as_floating_point()) return fmt::format("{}", f->get());
+  if (const auto* s = n.as_string()) return s->get();
+  if (const auto* b = n.as_boolean()) return b->get() ? "true" : "false";
+  std::ostringstream os;
+  os << toml::toml_formatter{n, toml::format_flags::none};
+  return os.str();
+}
+
+struct RawAxis {
+  std::string key;
+  const toml::node* node;
+  int line;
+  int column;
+};
+
+/// Flattens [sweep]: quoted dotted keys ("params.n" = ...) and nested standard tables
+/// ([sweep.params] n = ..., or params.n = ... unquoted) both give the axis "params.n". An inline
+/// table is an axis specification {from, to, steps, ...}, never a nesting level.
+void collect_axes(const toml::table& t, const std::string& prefix, std::vector<RawAxis>& out) {
+  for (auto&& [k, v] : t) {
+    const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+    if (const auto* sub = v.as_table(); sub && !sub->is_inline()) {
+      collect_axes(*sub, key, out);
+    } else {
+      out.push_back({key, &v, static_cast<int>(v.source().begin.line), static_cast<int>(v.source().begin.column)});
+    }
+  }
+}
+
+/// Values of a generated axis {from, to, steps, spacing, integer}.
+std::vector<toml_node_ptr> generate_axis(const toml::table& spec, const std::string& file, const std::string& display) {
+  ParamView v(spec, file);
+  try {
+    // Unknown keys first: "step = 3" should read as a typo of steps, not as "steps is missing".
+    for (const char* known : {"from", "to", "steps", "spacing", "integer"}) v.mark_used(known);
+    v.check_all_used();
+    const double from = v.get_double("from");
+    const double to = v.get_double("to");
+    const auto steps = v.get_int_at_least("steps", 2);
+    const std::string spacing = v.get_choice("spacing", {"linear", "log"}, "linear");
+    const bool integer = v.get_bool("integer", false);
+    if (static_cast<double>(steps) > kMaxSweepPoints) v.fail("steps", fmt::format("must be <= {:g}, got {}", kMaxSweepPoints, steps));
+    if (spacing == "log") {
+      if (!(from > 0)) v.fail("from", fmt::format("must be > 0 with spacing = \"log\", got {}", from));
+      if (!(to > 0)) v.fail("to", fmt::format("must be > 0 with spacing = \"log\", got {}", to));
+    }
+    std::vector<double> xs(static_cast<std::size_t>(steps));
+    for (std::int64_t i = 0; i < steps; ++i) {
+      const double t = static_cast<double>(i) / static_cast<double>(steps - 1);
+      double x = spacing == "log" ? std::exp(std::log(from) + t * (std::log(to) - std::log(from)))
+                                  : from + t * (to - from);
+      if (i == 0) x = from;  // endpoints exactly as written, free of rounding in exp/log
+      if (i == steps - 1) x = to;
+      xs[static_cast<std::size_t>(i)] = x;
+    }
+    std::vector<toml_node_ptr> out;
+    if (integer) {
+      if (!(std::fabs(from) < 9.2e18)) v.fail("from", fmt::format("is outside the 64-bit integer range: {}", from));
+      if (!(std::fabs(to) < 9.2e18)) v.fail("to", fmt::format("is outside the 64-bit integer range: {}", to));
+      std::vector<std::int64_t> ns;
+      for (const double x : xs) {
+        const std::int64_t n = std::llround(x);
+        if (std::find(ns.begin(), ns.end(), n) == ns.end()) ns.push_back(n);  // rounding may repeat values
+      }
+      for (const std::int64_t n : ns) out.push_back(clone_node_at(toml::value<std::int64_t>(n), spec.source()));
+    } else {
+      for (const double x : xs) out.push_back(clone_node_at(toml::value<double>(x), spec.source()));
+    }
+    return out;
+  } catch (const InputError& e) {
+    // Name the key as the user wrote it: sweep."params.n".steps.
+    std::string reason = e.reason();
+    const std::string hint = "did you mean '";
+    if (const auto at = reason.find(hint); at != std::string::npos) reason.insert(at + hint.size(), display + ".");
+    throw InputError(e.file(), e.line(), display + (e.key().empty() ? "" : "." + e.key()), reason);
+  }
+}
+
+/// Sets `value` at the dotted `parts` of `t`, creating the intermediate tables.
+void set_at_path(toml::table& t, const std::vector<std::string>& parts, toml_node_ptr value) {
+  toml::table* cur = &t;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    toml::node* n = cur->get(parts[i]);
+    if (n == nullptr) {
+      auto fresh = clone_node_at(toml::table{}, value->source());
+      fresh->as_table()->is_inline(false);
+      n = cur->insert(parts[i], std::move(*fresh)).first->second.as_table();
+    }
+    cur = n->as_table();
+    MOELAB_EXPECT(cur != nullptr, "sweep path through a non-table (checked by parse_scenario)");
+  }
+  cur->insert_or_assign(parts.back(), std::move(*value));
+}
+
+}  // namespace
+
+std::vector<SweepPoint> Scenario::points() const {
+  std::size_t total = 1;
+  for (const auto& axis : axes) total *= axis.values.size();
+  std::vector<SweepPoint> out;
+  out.reserve(total);
+  std::vector<std::vector<std::string>> parts;
+  for (const auto& axis : axes) parts.push_back(split_dotted(axis.key));
+  for (std::size_t idx = 0; idx < total; ++idx) {
+    // Mixed-radix index, last axis fastest.
+    std::vector<std::size_t> at(axes.size());
+    std::size_t rem = idx;
+    for (std::size_t a = axes.size(); a-- > 0;) {
+      at[a] = rem % axes[a].values.size();
+      rem /= axes[a].values.size();
+    }
+    SweepPoint p;
+    p.table = clone_table(base);
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      const toml::node& value = *axes[a].values[at[a]];
+      p.coordinates.emplace_back(axes[a].key, format_coordinate(value));
+      set_at_path(p.table, parts[a], clone_node(value));
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+Scenario parse_scenario(const std::string& text, const std::string& path) {
+  toml::table doc;
+  try {
+    doc = toml::parse(text, std::string_view(path));
+  } catch (const toml::parse_error& e) {
+    throw InputError(path, static_cast<int>(e.source().begin.line), "", std::string(e.description()));
+  }
+
+  ParamView v(doc, path);
+  Scenario s;
+  s.path = path;
+  s.name = std::filesystem::path(path).stem().string();
+  if (s.name.empty()) s.name = "scenario";
+
+  s.study = v.get_string("study");
+  if (s.study.empty()) v.fail("study", "must name a study (see `moelab list`), got \"\"");
+  s.title = v.get_string("title", "");
+
+  for (const char* table : {"monte_carlo", "output"}) {
+    if (const toml::node* n = v.find(table); n && !n->is_table()) v.fail(table, "must be a table");
+  }
+  s.budget.trials = v.get_int_at_least("monte_carlo.trials", 1, s.budget.trials);
+  s.budget.seed = static_cast<std::uint64_t>(v.get_int_at_least("monte_carlo.seed", 0, 1));
+  const std::int64_t threads = v.get_int_at_least("monte_carlo.threads", 0, 0);
+  if (threads > 65536) v.fail("monte_carlo.threads", fmt::format("must be <= 65536, got {}", threads));
+  s.budget.threads = static_cast<int>(threads);
+  v.check_all_used("monte_carlo");
+
+  s.output_csv = v.get_string("output.csv", "results/" + s.name + ".csv");
+  if (s.output_csv.empty()) v.fail("output.csv", "must be a file path, got \"\"");
+  const std::string default_plot = "plots/" + s.name + ".gp";
+  std::error_code ec;
+  s.output_plot = v.get_string("output.plot", std::filesystem::exists(default_plot, ec) ? default_plot : "");
+  v.check_all_used("output");
+
+  // Sweep axes, in file order.
+  v.mark_used("sweep");
+  std::vector<RawAxis> raw;
+  if (const toml::node* n = v.find("sweep")) {
+    if (!n->is_table()) v.fail("sweep", "must be a table of axes (\"params.n\" = [...] or {from, to, steps})");
+    collect_axes(*n->as_table(), "", raw);
+  }
+  std::stable_sort(raw.begin(), raw.end(),
+                   [](const RawAxis& a, const RawAxis& b) { return std::tie(a.line, a.column) < std::tie(b.line, b.column); });
+  double total_points = 1;
+  for (const RawAxis& r : raw) {
+    const std::string display = sweep_key_display(r.key);
+    const auto parts = split_dotted(r.key);
+    for (const auto& part : parts) {
+      if (part.empty()) throw InputError(path, r.line, display, "is not a valid dotted key (empty component)");
+    }
+    if (std::find(kReservedKeys.begin(), kReservedKeys.end(), parts[0]) != kReservedKeys.end()) {
+      throw InputError(path, r.line, display,
+                       fmt::format("cannot sweep '{}': only study parameters (outside study, title, monte_carlo, "
+                                   "output, sweep) can be swept",
+                                   r.key));
+    }
+    for (const auto& other : s.axes) {
+      if (other.key == r.key) throw InputError(path, r.line, display, "is swept twice");
+    }
+    // Every prefix that exists in the document must be a table, so the value can be set.
+    const toml::node* cur = &doc;
+    std::string walked;
+    for (std::size_t i = 0; i + 1 < parts.size() && cur; ++i) {
+      cur = cur->as_table()->get(parts[i]);
+      walked += (walked.empty() ? "" : ".") + parts[i];
+      if (cur && !cur->is_table()) {
+        throw InputError(path, r.line, display,
+                         fmt::format("cannot set '{}': '{}' (line {}) is not a table", r.key, walked,
+                                     cur->source().begin.line));
+      }
+    }
+
+    SweepAxis axis;
+    axis.key = r.key;
+    if (const auto* arr = r.node->as_array()) {
+      if (arr->empty()) throw InputError(path, r.line, display, "must list at least one value, got []");
+      for (auto&& value : *arr) axis.values.push_back(clone_node(value));
+    } else if (const auto* spec = r.node->as_table()) {
+      axis.values = generate_axis(*spec, path, display);
+    } else {
+      throw InputError(path, r.line, display,
+                       fmt::format("must be an array of values or a table {{from, to, steps}}, got {}",
+                                   format_coordinate(*r.node)));
+    }
+    total_points *= static_cast<double>(axis.values.size());
+    if (total_points > kMaxSweepPoints) {
+      throw InputError(path, r.line, display, fmt::format("the sweep grid exceeds {:g} points", kMaxSweepPoints));
+    }
+    s.axes.push_back(std::move(axis));
+  }
+
+  for (const auto& key : kReservedKeys) doc.erase(key);
+  s.base = std::move(doc);
+  return s;
+}
+
+Scenario load_scenario(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "", "cannot read file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError(path, 0, "", "cannot read file");
+  return parse_scenario(text.str(), path);
+}
+
+}  // namespace moelab
