@@ -12,9 +12,7 @@
 
 namespace moelab {
 
-namespace {
-
-std::vector<std::string> split_key(const std::string& key) {
+std::vector<std::string> split_dotted_key(const std::string& key) {
   std::vector<std::string> parts;
   std::string::size_type start = 0;
   while (true) {
@@ -25,6 +23,9 @@ std::vector<std::string> split_key(const std::string& key) {
   }
   return parts;
 }
+
+namespace {
+
 
 std::string join_key(const std::string& prefix, std::string_view leaf) {
   return prefix.empty() ? std::string(leaf) : prefix + "." + std::string(leaf);
@@ -206,7 +207,7 @@ toml::table clone_table(const toml::table& t) {
 ParamView::ParamView(const toml::table& table, std::string file) : table_(table), file_(std::move(file)) {}
 
 const toml::node* ParamView::find(const std::string& key) const {
-  const auto parts = split_key(key);
+  const auto parts = split_dotted_key(key);
   const toml::table* t = &table_;
   std::string walked;
   for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -231,7 +232,7 @@ int ParamView::line_of(const std::string& key) const {
 
 int ParamView::line_for_error(const std::string& key) const {
   // The value's line, or else the line of the innermost existing enclosing table.
-  const auto parts = split_key(key);
+  const auto parts = split_dotted_key(key);
   const toml::node* n = &table_;
   int line = line_of_node(table_);
   for (const auto& part : parts) {

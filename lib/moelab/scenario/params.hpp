@@ -16,6 +16,9 @@
 
 namespace moelab {
 
+/// "a.b.c" -> {"a", "b", "c"} (a dotted parameter path; no quoting).
+std::vector<std::string> split_dotted_key(const std::string& key);
+
 /// An owned TOML node (toml++ keeps its own alias in toml::impl, which is not public API).
 using toml_node_ptr = std::unique_ptr<toml::node>;
 

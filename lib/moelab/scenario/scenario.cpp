@@ -21,17 +21,6 @@ const std::vector<std::string> kReservedKeys = {"study", "title", "monte_carlo",
 // A sweep with more points than this is almost certainly a typo (e.g. steps = 1e6 on three axes).
 constexpr double kMaxSweepPoints = 1e7;
 
-std::vector<std::string> split_dotted(const std::string& key) {
-  std::vector<std::string> parts;
-  std::string::size_type start = 0;
-  while (true) {
-    const auto dot = key.find('.', start);
-    parts.push_back(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  return parts;
-}
 
 /// The key as it would be written inside [sweep]: sweep."params.n".
 std::string sweep_key_display(const std::string& key) {
@@ -142,7 +131,7 @@ std::vector<SweepPoint> Scenario::points() const {
   std::vector<SweepPoint> out;
   out.reserve(total);
   std::vector<std::vector<std::string>> parts;
-  for (const auto& axis : axes) parts.push_back(split_dotted(axis.key));
+  for (const auto& axis : axes) parts.push_back(split_dotted_key(axis.key));
   for (std::size_t idx = 0; idx < total; ++idx) {
     // Mixed-radix index, last axis fastest.
     std::vector<std::size_t> at(axes.size());
@@ -210,7 +199,7 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
   double total_points = 1;
   for (const RawAxis& r : raw) {
     const std::string display = sweep_key_display(r.key);
-    const auto parts = split_dotted(r.key);
+    const auto parts = split_dotted_key(r.key);
     for (const auto& part : parts) {
       if (part.empty()) throw InputError(path, r.line, display, "is not a valid dotted key (empty component)");
     }
