@@ -23,7 +23,7 @@ DEFAULT_SCENARIOS ?= scenarios/noisy_thm2_robustness.toml \
 
 DEB_PACKAGES := libeigen3-dev libboost-dev libfmt-dev catch2 libcli11-dev libtomlplusplus-dev \
                 cmake ninja-build g++ gnuplot-nox
-BENCH_PACKAGES := python3 python3-numpy
+BENCH_PACKAGES := python3 python3-numpy libopenblas0-pthread
 
 .PHONY: all deps deps-bench configure build run plots test test-slow bench clean clean-results
 

@@ -1,23 +1,43 @@
 #!/usr/bin/env bash
 # The noisy Fig. 3 sweep, moelab vs the NumPy baseline, in one run on the same CPU and the same
 # work: d = 900, k = 12, Toeplitz 0.5, sigma2 = 1, balanced allocation, n in N_LIST, TRIALS trials
-# per n, min-norm dense + per-expert fits, exact excess risks.
+# per n, min-norm dense + per-expert fits, exact excess risks. Both programs use the same beta*
+# (NumPy's default_rng(0) / sqrt(d), handed to moelab as [model.beta] kind = "given"), so their
+# means must agree within their standard errors; the trial data are independent draws.
 #   bench/fig3_side_by_side.sh [TRIALS] [THREADS]
 set -euo pipefail
 trials=${1:-20}
 threads=${2:-$(nproc)}
-n_list="600 900 1200"
+n_list=${N_LIST:-"600 900 1200"}
 exe=${MOELAB:-build/bin/moelab}
+py=/usr/bin/python3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-sed -e "s/^\"params.n\" = .*/\"params.n\" = [${n_list// /, }]/" scenarios/noisy_fig3.toml > "$tmp/fig3.toml"
-echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), threads $threads"
-python3 -c "import numpy; numpy.show_config()" 2>/dev/null | grep -A3 -i "blas_opt_info\|blas_info" | head -4 || true
+
+# The Fig. 3 scenario with the bench's n list and NumPy's beta*.
+"$py" - "$tmp/fig3.toml" "$n_list" <<'PY'
+import re, sys
+import numpy as np
+out, n_list = sys.argv[1], [int(v) for v in sys.argv[2].split()]
+text = open("scenarios/noisy_fig3.toml").read()
+text = re.sub(r'(?m)^"params\.n" = .*$', '"params.n" = [' + ", ".join(map(str, n_list)) + "]", text)
+beta = np.random.default_rng(0).standard_normal(900) / np.sqrt(900)
+given = '[model.beta]\nkind = "given"\nvalues = [' + ", ".join(repr(float(b)) for b in beta) + "]\n"
+text = re.sub(r'(?ms)^\[model\.beta\]\n.*?(?=^\[)', given + "\n", text)
+open(out, "w").write(text)
+PY
+
+echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, threads $threads"
 t0=$(date +%s.%N)
 "$exe" run "$tmp/fig3.toml" --trials "$trials" --threads "$threads" -o "$tmp/fig3.csv" >/dev/null
 t1=$(date +%s.%N)
 moelab_s=$(echo "$t1 - $t0" | bc -l)
-numpy_out=$(/usr/bin/python3 bench/numpy_fig3.py --n $n_list --trials "$trials" --threads "$threads")
-echo "$numpy_out" | tail -5
+echo "== moelab $("$exe" --version 2>/dev/null | head -1)"
+grep -v '^#' "$tmp/fig3.csv" | awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
+  { printf "n %s %s_excess_mean %.6g %s_excess_se %.3g\n", $c["n"], $c["estimator"], $c["excess_mean"], $c["estimator"], $c["excess_std_error"] }'
+echo "== NumPy"
+numpy_out=$("$py" bench/numpy_fig3.py --n $n_list --trials "$trials" --threads "$threads")
+echo "$numpy_out"
 numpy_s=$(echo "$numpy_out" | awk '/^numpy_seconds/ {print $2}')
-printf "moelab_seconds %.2f\nnumpy_seconds %.2f\nspeedup %.2f\n" "$moelab_s" "$numpy_s" "$(echo "$numpy_s / $moelab_s" | bc -l)"
+printf "moelab_seconds %.2f (whole process: parse, model, sweep, CSV)\nnumpy_seconds %.2f (trial loops only)\nspeedup %.2f\n" \
+  "$moelab_s" "$numpy_s" "$(echo "$numpy_s / $moelab_s" | bc -l)"

@@ -144,4 +144,44 @@ WlsFit weighted_least_squares(const std::vector<std::vector<double>>& columns, s
   return fit;
 }
 
+double ks_statistic(std::span<const double> sorted, const std::function<double(double)>& cdf) {
+  MOELAB_EXPECT(!sorted.empty(), "KS statistic of an empty sample");
+  MOELAB_EXPECT(std::is_sorted(sorted.begin(), sorted.end()), "KS sample must be sorted ascending");
+  const double n = static_cast<double>(sorted.size());
+  double d = 0.0;
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    const double f = cdf(sorted[i]);
+    // The empirical CDF jumps from i/n to (i+1)/n at sorted[i].
+    d = std::max({d, f - static_cast<double>(i) / n, static_cast<double>(i + 1) / n - f});
+  }
+  return d;
+}
+
+double kolmogorov_cdf(double x) {
+  if (x <= 0.0) return 0.0;
+  constexpr double pi = 3.14159265358979323846;
+  if (x < 1.0) {
+    // Jacobi-theta form; at x < 1 the first term dominates and 6 terms reach double precision.
+    double sum = 0.0;
+    for (int k = 1; k <= 6; ++k) {
+      const double m = 2.0 * k - 1.0;
+      sum += std::exp(-m * m * pi * pi / (8.0 * x * x));
+    }
+    return std::sqrt(2.0 * pi) / x * sum;
+  }
+  double sum = 0.0;
+  for (int k = 1; k <= 20; ++k) {
+    const double term = std::exp(-2.0 * k * k * x * x);
+    sum += (k % 2 == 1 ? term : -term);
+    if (term < 1e-18) break;
+  }
+  return std::max(0.0, 1.0 - 2.0 * sum);
+}
+
+double ks_pvalue(double d, std::size_t n) {
+  MOELAB_EXPECT(n > 0, "KS p-value needs n > 0");
+  const double rn = std::sqrt(static_cast<double>(n));
+  return std::clamp(1.0 - kolmogorov_cdf(d * (rn + 0.12 + 0.11 / rn)), 0.0, 1.0);
+}
+
 }  // namespace moelab

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -52,6 +53,18 @@ double z_test_greater(double z);
 double normal_quantile(double p);
 /// Student-t quantile with `dof` degrees of freedom.
 double student_t_quantile(double p, double dof);
+
+/// One-sample Kolmogorov-Smirnov statistic D = sup_x |F_n(x) - F(x)| of `sorted` (ascending)
+/// against a continuous CDF F.
+double ks_statistic(std::span<const double> sorted, const std::function<double(double)>& cdf);
+/// Asymptotic p-value of the one-sample KS test, P(D_n >= d) for n iid draws from F, from the
+/// Kolmogorov distribution at Stephens' (1970) corrected argument d (sqrt n + 0.12 + 0.11 / sqrt n)
+/// (accurate to about 1e-3 in the p-value for n >= 35; Stephens 1970, JRSS B 32, Table 1A).
+double ks_pvalue(double d, std::size_t n);
+/// Kolmogorov's limiting CDF K(x) = P(sup |B(t)| <= x) of the Brownian bridge (Kolmogorov 1933):
+/// 1 - 2 sum_k (-1)^(k-1) exp(-2 k^2 x^2) for x >= 1, sqrt(2 pi)/x sum_k exp(-(2k-1)^2 pi^2 / (8 x^2))
+/// below (both series converge to double precision in a few terms there).
+double kolmogorov_cdf(double x);
 
 /// Holm's step-down adjustment: adjusted p-values in the input order (monotone, capped at 1).
 std::vector<double> holm_adjust(std::span<const double> p);

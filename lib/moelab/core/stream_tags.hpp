@@ -15,6 +15,7 @@ enum class StreamTag : std::uint32_t {
   router_test = 6,        // test points of the QDA router
   gd_init = 7,            // gradient-descent start / signal bases
   orthogonal_basis = 8,   // random orthogonal matrices
+  tridiagonal = 9,        // chi variates of the Dumitriu-Edelman tridiagonal models
   property_test = 100,    // tests only
 };
 

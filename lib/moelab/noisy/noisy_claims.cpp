@@ -17,7 +17,7 @@
 #include "moelab/noisy/risk.hpp"
 #include "moelab/noisy/simulate.hpp"
 #include "moelab/noisy/theorems.hpp"
-#include "moelab/spectra/empirical.hpp"
+#include "moelab/spectra/ensembles.hpp"
 #include "moelab/spectra/info_plus_noise.hpp"
 
 namespace moelab::noisy {
@@ -237,7 +237,7 @@ Evidence check_thm5_spike(const CheckBudget& b, std::uint64_t seed) {
   claims::SizeSeries top, second;
   for (int N : spectrum_sizes(b)) {
     const auto ev = parallel_map<Eigen::VectorXd>(static_cast<std::size_t>(trials), [&](std::size_t t) {
-      return spectra::info_plus_noise_eigenvalues(static_cast<int>(c * N), N, spikes, s2, seed + static_cast<std::uint64_t>(N), t);
+      return spectra::info_plus_noise_eigenvalues(static_cast<int>(c * N), N, spikes, s2, spectra::EntryLaw::gaussian, seed + static_cast<std::uint64_t>(N), t);
     });
     Welford w0, w1;
     for (const auto& e : ev) w0.add(e(0)), w1.add(e(1));
@@ -269,7 +269,7 @@ Evidence check_thm5_rate(const CheckBudget& b, std::uint64_t seed) {
     Eigen::VectorXd sv2(N);
     for (int j = 0; j < N; ++j) sv2(j) = j < N / 2 ? 9.0 : 4.0;
     const auto rho = parallel_map<double>(static_cast<std::size_t>(trials), [&](std::size_t t) {
-      return contraction(spectra::info_plus_noise_eigenvalues(static_cast<int>(c * N), N, sv2, s2, seed + static_cast<std::uint64_t>(N), t));
+      return contraction(spectra::info_plus_noise_eigenvalues(static_cast<int>(c * N), N, sv2, s2, spectra::EntryLaw::gaussian, seed + static_cast<std::uint64_t>(N), t));
     });
     rate.n.push_back(N);
     rate.value.push_back(summarize(rho));

@@ -1,0 +1,59 @@
+// Random-matrix ensembles for the Monte-Carlo side of spectra/: sample covariance (white or
+// spiked), information-plus-noise, and the Dumitriu–Edelman tridiagonal beta-Laguerre model.
+// Every routine draws from RandomStream(seed, tag, trial) only, so a trial's matrix does not depend
+// on the thread that builds it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "moelab/core/stream_tags.hpp"
+
+namespace moelab::spectra {
+
+/// Law of the iid matrix entries, each standardised to mean 0 and variance 1. Non-Gaussian laws
+/// check universality: the Marchenko–Pastur and spike limits need only two moments, Tracy–Widom
+/// edge universality needs more (subexponential tails suffice; Pillai & Yin 2014).
+enum class EntryLaw { gaussian, rademacher, uniform };
+EntryLaw entry_law_from_name(const std::string& name);  // "gaussian" | "rademacher" | "uniform"
+const char* entry_law_name(EntryLaw law);
+std::vector<std::string> entry_law_names();
+
+/// M x N matrix of iid standardised entries: entry (i, j) is draw i + M j of
+/// RandomStream(seed, tag, trial) (column-major, the Eigen storage order).
+Eigen::MatrixXd iid_matrix(int M, int N, EntryLaw law, std::uint64_t seed, StreamTag tag, std::uint64_t trial);
+
+/// Eigenvalues, ascending, of the sample covariance S = (1/N) Y Y' with Y = T^(1/2) X, X an M x N
+/// iid matrix of `law` and T = sigma2 diag(ell_1, ..., ell_r, 1, ..., 1) (spiked covariance,
+/// Johnstone 2001; ell empty = white Wishart, whose spectrum tends to Marchenko–Pastur with
+/// c = M / N and scale sigma2). All M eigenvalues are returned; when M > N, M - N of them are zero
+/// (computed from the N x N Gram matrix). Draws: StreamTag::design_noise.
+Eigen::VectorXd sample_covariance_eigenvalues(int M, int N, const std::vector<double>& ell, double sigma2,
+                                              EntryLaw law, std::uint64_t seed, std::uint64_t trial);
+
+/// Eigenvalues, ascending, of the Dumitriu–Edelman (2002, Thm 3.4) beta-Laguerre model B B' with B
+/// the M x M lower-bidiagonal matrix diag(chi_{beta N}, chi_{beta (N-1)}, ..., chi_{beta (N-M+1)}),
+/// subdiagonal (chi_{beta (M-1)}, ..., chi_beta), M <= N. For beta = 1 its eigenvalues have the law
+/// of those of X X' with X an M x N matrix of iid N(0, 1) (real white Wishart, unnormalised); for
+/// beta = 2 of X X' with complex X whose real and imaginary parts are iid N(0, 1) (so E|x|^2 = 2);
+/// beta = 4 quaternion likewise; any beta > 0 is a valid ensemble. O(M^2) work instead of the full
+/// model's O(M N min(M, N)): use it for spectra of Gaussian white Wishart matrices only (it does
+/// not exist for spiked covariances or non-Gaussian entries). Draws: StreamTag::tridiagonal.
+Eigen::VectorXd laguerre_tridiagonal_eigenvalues(int M, int N, double beta, std::uint64_t seed, std::uint64_t trial);
+
+/// Eigenvalues, descending, of Sigma Sigma' restricted to the min(M, N) possibly-nonzero ones, for
+/// the information-plus-noise matrix Sigma = B + W (M x N), W = sqrt(sigma2 / N) X with X iid of
+/// `law` (Loubaton–Vallet convention, info_plus_noise.hpp) and B with squared singular values
+/// `signal_sv2`. Draws: StreamTag::design_noise.
+Eigen::VectorXd info_plus_noise_eigenvalues(int M, int N, const Eigen::VectorXd& signal_sv2, double sigma2,
+                                            EntryLaw law, std::uint64_t seed, std::uint64_t trial);
+
+/// Gamma(shape, 1) variate number `index` of the stream (seed, tag, trial), by Marsaglia & Tsang
+/// (2000) with at most 64 counter-addressed attempts (each accepted with probability > 0.95, so a
+/// 65th is never needed in practice; it would throw). shape < 1 uses Gamma(shape + 1) U^(1/shape).
+double gamma_variate(double shape, std::uint64_t seed, StreamTag tag, std::uint64_t trial, std::uint64_t index);
+
+}  // namespace moelab::spectra
