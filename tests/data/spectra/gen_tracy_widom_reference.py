@@ -2,7 +2,7 @@
 """Reference values of the Tracy-Widom laws F1, F2, F4 for tests/spectra/tracy_widom_test.cpp.
 
 Run from the repository root:  /usr/bin/python3 tests/data/spectra/gen_tracy_widom_reference.py
-(about one minute; Debian python3 with mpmath and numpy). Writes tests/data/spectra/tracy_widom_reference.csv.
+(about two minutes; Debian python3 with mpmath and numpy). Writes tests/data/spectra/tracy_widom_reference.csv.
 
 Method: Fredholm determinants (Bornemann 2010, Math. Comp. 79, 871-915) as in the library, but along an
 independent path so that a shared mistake is unlikely:
@@ -22,8 +22,9 @@ independent path so that a shared mistake is unlikely:
 The script checks itself (printed and written into the CSV header): 96 vs 192 nodes, and the finite-difference
 density, at a subset of the grid.
 
-CSV columns: kind (grid | quantile), beta (4 = the original Tracy-Widom 1996 convention), s, cdf, pdf.
-Quantile rows hold s = F^(-1)(p) with cdf = p exactly (the p of the row) and pdf = f(s).
+CSV columns: kind (grid | quantile | moment), beta (4 = the original Tracy-Widom 1996 convention), s, cdf, pdf.
+Quantile rows hold s = F^(-1)(p) with cdf = p exactly (the p of the row) and pdf = f(s). Moment rows hold the
+order in s (1 mean, 2 variance, 3 skewness, 4 excess kurtosis) and the value in cdf (pdf = 0).
 """
 
 import datetime
@@ -209,6 +210,26 @@ def quantile(p, beta):
     return s
 
 
+def moments(beta):
+    """Mean, variance, skewness, excess kurtosis by 96-node Gauss-Legendre on panels of width 4 (the library uses
+    20 nodes per unit panel) over ranges whose tails carry |s|^4 f(s) < 1e-17."""
+    left, right = {1: (-10.5, 18.5), 2: (-9.5, 10.5), 4: (-9.0, 8.0)}[beta]
+    t, w = RULES[96]
+    raw = [LD(0)] * 5
+    edges = np.linspace(left, right, int(math.ceil((right - left) / 4)) + 1)
+    for a, b in zip(edges[:-1], edges[1:]):
+        half, mid = LD(b - a) / 2, LD(b + a) / 2
+        for ti, wi in zip(t, w):
+            s = mid + half * ti
+            weight = half * wi * tw(s, beta)[1]
+            raw = [r + weight * s**j for j, r in enumerate(raw)]
+    mean = raw[1] / raw[0]
+    var = raw[2] / raw[0] - mean**2
+    m3 = raw[3] / raw[0] - 3 * mean * raw[2] / raw[0] + 2 * mean**3
+    m4 = raw[4] / raw[0] - 4 * mean * raw[3] / raw[0] + 6 * mean**2 * raw[2] / raw[0] - 3 * mean**4
+    return [mean, var, m3 / var**LD(1.5), m4 / var**2 - 3, raw[0] - 1]
+
+
 def fmt(v):
     return np.format_float_scientific(v, precision=20, unique=False)
 
@@ -232,6 +253,12 @@ def main():
             _, pdf = tw(s, beta)
             rows.append(("quantile", beta, s, p, pdf))
         print(f"beta {beta}: quantiles done", file=sys.stderr)
+
+    for beta in (1, 2, 4):
+        values = moments(beta)
+        for j, v in enumerate(values[:4], start=1):
+            rows.append(("moment", beta, j, v, LD(0)))
+        print(f"beta {beta}: moments {[float(v) for v in values]}", file=sys.stderr)
 
     # Self-checks on a subset: node doubling and finite-difference densities (8th order, h = 1/128).
     check_points = [-8.0, -6.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 4.0]
@@ -258,10 +285,12 @@ def main():
                   f" difference (h = 1/128) - density| = {fd:.2e}; at s in {check_points}, beta 1, 2, 4\n")
         out.write("# beta 4: original Tracy-Widom (1996) convention F4(s) = F4u(sqrt(2) s)\n")
         out.write("# quantile rows: s = F^(-1)(p), cdf = p, pdf = f(s); Newton in longdouble to |step| < 1e-17\n")
+        out.write("# moment rows: s = 1 mean, 2 variance, 3 skewness, 4 excess kurtosis; cdf = the value (96-node"
+                  " Gauss-Legendre panels of width 4 over [-10.5, 18.5], [-9.5, 10.5], [-9, 8] for beta 1, 2, 4)\n")
         out.write(f"# date: {datetime.date.today().isoformat()}\n")
         out.write("kind,beta,s,cdf,pdf\n")
         for kind, beta, s, cdf, pdf in rows:
-            s_text = repr(float(s)) if kind == "grid" else fmt(s)
+            s_text = repr(float(s)) if kind == "grid" else str(s) if kind == "moment" else fmt(s)
             cdf_text = cdf if kind == "quantile" else fmt(cdf)
             out.write(f"{kind},{beta},{s_text},{cdf_text},{fmt(pdf)}\n")
     print(f"wrote {len(rows)} rows to {path}", file=sys.stderr)
