@@ -1,6 +1,7 @@
 // Loubaton-Vallet information-plus-noise spikes (used by noisy, Thm 5 / A.5).
 #include "moelab/spectra/info_plus_noise.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -86,4 +87,116 @@ TEST_CASE("a rank-one signal plus noise has its top eigenvalue near the spike li
   CHECK(std::abs(mean - limit) <= 5.0 * se);
   CHECK(std::abs(mean - sp::info_plus_noise_spike_limit(lambda, 1.0 / c, sigma2)) > 5.0 * se);
   CHECK(std::abs(mean - sp::info_plus_noise_bulk_edge(c, sigma2)) > 5.0 * se);
+}
+
+TEST_CASE("singular-vector overlaps take their closed-form values and vanish at the threshold", "[spectra][info_plus_noise]") {
+  // c = 0.25, sigma2 = 1.5, lambda = 3 (t = 2): left (4 - 0.25)/(2 * 2.25) = 5/6, right 3.75/(2 * 3) = 5/8.
+  CHECK_THAT(sp::info_plus_noise_left_overlap(3.0, 0.25, 1.5), WithinRel(5.0 / 6.0, 1e-15));
+  CHECK_THAT(sp::info_plus_noise_right_overlap(3.0, 0.25, 1.5), WithinRel(5.0 / 8.0, 1e-15));
+  // Benaych-Georges & Nadakuditi's printed forms 1 - c(1 + t)/(t(t + c)), 1 - (c + t)/(t(t + 1)).
+  for (const double t : {0.6, 1.0, 3.0, 20.0}) {
+    const double c = 0.25;
+    CHECK_THAT(sp::info_plus_noise_left_overlap(t, c, 1.0), WithinAbs(1.0 - c * (1 + t) / (t * (t + c)), 1e-15));
+    CHECK_THAT(sp::info_plus_noise_right_overlap(t, c, 1.0), WithinAbs(1.0 - (c + t) / (t * (t + 1)), 1e-15));
+  }
+  CHECK(sp::info_plus_noise_left_overlap(0.4, 0.25, 1.0) == 0.0);
+  CHECK(sp::info_plus_noise_right_overlap(0.4, 0.25, 1.0) == 0.0);
+  CHECK_THROWS_AS(sp::info_plus_noise_left_overlap(-1.0, 0.25, 1.0), std::logic_error);
+}
+
+TEST_CASE("overlaps are continuous at the threshold, increasing, and exchanged by transposition", "[spectra][info_plus_noise]") {
+  const double c = GENERATE(0.1, 0.5, 1.0, 3.0);
+  const double sigma2 = GENERATE(0.2, 1.0, 7.0);
+  const double threshold = sp::info_plus_noise_threshold(c, sigma2);
+  // Both are (t^2 - c)/... = O(e) at t = sqrt(c)(1 + e): e = 1e-9 gives < 1e-8.
+  CHECK(sp::info_plus_noise_left_overlap(threshold * (1 + 1e-9), c, sigma2) < 1e-8);
+  CHECK(sp::info_plus_noise_right_overlap(threshold * (1 + 1e-9), c, sigma2) < 1e-8);
+  double previous_left = 0.0, previous_right = 0.0;
+  for (double factor = 1.01; factor < 1e4; factor *= 1.5) {
+    const double lambda = threshold * factor;
+    const double left = sp::info_plus_noise_left_overlap(lambda, c, sigma2);
+    const double right = sp::info_plus_noise_right_overlap(lambda, c, sigma2);
+    CHECK(left > previous_left);
+    CHECK(right > previous_right);
+    CHECK(left < 1.0);
+    CHECK(right < 1.0);
+    // Sigma' = B' + W' is N x M with entries of variance sigma2 / N = (c sigma2) / M: the convention with
+    // c' = 1/c, sigma2' = c sigma2, same lambda. Its left overlap is our right one (few-ulp formulas).
+    CHECK_THAT(sp::info_plus_noise_left_overlap(lambda, 1.0 / c, c * sigma2), WithinRel(right, 1e-13));
+    CHECK_THAT(sp::info_plus_noise_right_overlap(lambda, 1.0 / c, c * sigma2), WithinRel(left, 1e-13));
+    // The transposed spike limit is c times ours (Sigma' Sigma'^T has the same eigenvalues, here in units
+    // of the transposed convention the limit is (s' + l)(c' s' + l)/l = (c s + l)(s + l)/l: identical).
+    CHECK_THAT(sp::info_plus_noise_spike_limit(lambda, 1.0 / c, c * sigma2),
+               WithinRel(sp::info_plus_noise_spike_limit(lambda, c, sigma2), 1e-13));
+    previous_left = left;
+    previous_right = right;
+  }
+}
+
+namespace {
+
+// Mean (and SE) over replicates of the squared cosines between the top singular vectors of
+// Sigma = B + W (M x N, W iid N(0, sigma2/N), B = sqrt(lambda) e_1 e_1') and e_1 on each side.
+struct OverlapSample {
+  double left = 0.0, left_se = 0.0, right = 0.0, right_se = 0.0;
+};
+
+OverlapSample simulate_overlaps(int M, int N, double lambda, double sigma2, int replicates, std::uint64_t seed) {
+  double ls = 0.0, ls2 = 0.0, rs = 0.0, rs2 = 0.0;
+  for (int r = 0; r < replicates; ++r) {
+    const moelab::RandomStream stream(seed, moelab::StreamTag::property_test, static_cast<std::uint64_t>(r));
+    Eigen::MatrixXd sigma(M, N);
+    std::uint64_t j = 0;
+    for (int col = 0; col < N; ++col)
+      for (int row = 0; row < M; ++row) sigma(row, col) = std::sqrt(sigma2 / N) * stream.normal(j++);
+    sigma(0, 0) += std::sqrt(lambda);
+    // Top singular pair from the smaller Gram matrix; the other vector is Sigma' u / |Sigma' u| (or Sigma v).
+    Eigen::VectorXd u, v;
+    if (M <= N) {
+      const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(sigma * sigma.transpose());
+      u = eig.eigenvectors().col(M - 1);
+      v = (sigma.transpose() * u).normalized();
+    } else {
+      const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(sigma.transpose() * sigma);
+      v = eig.eigenvectors().col(N - 1);
+      u = (sigma * v).normalized();
+    }
+    const double l = u(0) * u(0), rr = v(0) * v(0);
+    ls += l;
+    ls2 += l * l;
+    rs += rr;
+    rs2 += rr * rr;
+  }
+  const double R = replicates;
+  OverlapSample out;
+  out.left = ls / R;
+  out.right = rs / R;
+  out.left_se = std::sqrt(std::max(ls2 - R * out.left * out.left, 0.0) / (R - 1) / R);
+  out.right_se = std::sqrt(std::max(rs2 - R * out.right * out.right, 0.0) / (R - 1) / R);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("simulated singular-vector overlaps match the left and right limits, not each other's", "[spectra][info_plus_noise][mc]") {
+  // Two shapes: c = 0.25 (M = 200, N = 800, t = lambda/sigma2 = 2) and c = 2 (M = 600, N = 300, t = 4), both
+  // above sqrt(c); sigma2 = 1.5. Squared cosines fluctuate by O(N^-1/2) per matrix; R = 12 replicates,
+  // tolerance 4 SE + 2/min(M, N) (their O(1/N) finite-size bias, measured below 1/min(M, N) here).
+  // Negative control: the other side's formula (c = 0.25: 5/6 vs 5/8; c = 2: 7/12 vs 7/10).
+  struct Shape {
+    int M, N;
+    double t;
+  };
+  const Shape shape = GENERATE(Shape{200, 800, 2.0}, Shape{600, 300, 4.0});
+  const double sigma2 = 1.5, lambda = shape.t * sigma2, c = double(shape.M) / shape.N;
+  const OverlapSample s = simulate_overlaps(shape.M, shape.N, lambda, sigma2, 12, 31);
+  const double left = sp::info_plus_noise_left_overlap(lambda, c, sigma2);
+  const double right = sp::info_plus_noise_right_overlap(lambda, c, sigma2);
+  const double bias = 2.0 / std::min(shape.M, shape.N);
+  INFO("c = " << c << ": left " << s.left << " +- " << s.left_se << " (limit " << left << "), right " << s.right << " +- "
+              << s.right_se << " (limit " << right << ")");
+  CHECK(std::abs(s.left - left) <= 4.0 * s.left_se + bias);
+  CHECK(std::abs(s.right - right) <= 4.0 * s.right_se + bias);
+  CHECK(std::abs(s.left - right) > 4.0 * s.left_se + bias);
+  CHECK(std::abs(s.right - left) > 4.0 * s.right_se + bias);
 }

@@ -45,4 +45,21 @@ double info_plus_noise_spike_inverse(double rho, double c, double sigma2) {
   return 0.5 * (b + std::sqrt(std::max(discriminant, 0.0)));
 }
 
+double info_plus_noise_left_overlap(double lambda, double c, double sigma2) {
+  MOELAB_EXPECT(lambda >= 0.0, "info_plus_noise_left_overlap: lambda must be non-negative");
+  if (lambda <= info_plus_noise_threshold(c, sigma2)) return 0.0;
+  // Benaych-Georges & Nadakuditi (2012), Sec. 3.1, with theta^2 = t = lambda / sigma2, n/m = c:
+  // 1 - c (1 + t)/(t (t + c)) = (t^2 - c)/(t (t + c)).
+  const double t = lambda / sigma2;
+  return (t - c / t) / (t + c);
+}
+
+double info_plus_noise_right_overlap(double lambda, double c, double sigma2) {
+  MOELAB_EXPECT(lambda >= 0.0, "info_plus_noise_right_overlap: lambda must be non-negative");
+  if (lambda <= info_plus_noise_threshold(c, sigma2)) return 0.0;
+  // Same source: 1 - (c + t)/(t (t + 1)) = (t^2 - c)/(t (t + 1)).
+  const double t = lambda / sigma2;
+  return (t - c / t) / (t + 1.0);
+}
+
 }  // namespace moelab::spectra
