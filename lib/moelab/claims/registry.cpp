@@ -3,6 +3,7 @@
 #include "moelab/claims/claim.hpp"
 #include "moelab/core/error.hpp"
 #include "moelab/noisy/noisy_claims.hpp"
+#include "moelab/spectra/spectra_claims.hpp"
 
 namespace moelab::claims {
 
@@ -46,6 +47,7 @@ const Registry& registry() {
   static const Registry r = [] {
     Registry reg;
     noisy::register_noisy_claims(reg);
+    spectra::register_spectra_claims(reg);
     return reg;
   }();
   return r;

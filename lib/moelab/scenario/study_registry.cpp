@@ -1,5 +1,6 @@
 #include "moelab/noisy/noisy_studies.hpp"
 #include "moelab/scenario/study.hpp"
+#include "moelab/spectra/spectra_studies.hpp"
 
 namespace moelab {
 
@@ -7,6 +8,7 @@ const std::vector<std::unique_ptr<Study>>& studies() {
   static const auto all = [] {
     std::vector<std::unique_ptr<Study>> s;
     noisy::add_noisy_studies(s);
+    spectra::add_spectra_studies(s);
     return s;
   }();
   return all;

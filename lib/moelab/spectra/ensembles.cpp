@@ -84,8 +84,11 @@ Eigen::MatrixXd iid_matrix(int M, int N, EntryLaw law, std::uint64_t seed, Strea
   return X;
 }
 
-Eigen::VectorXd sample_covariance_eigenvalues(int M, int N, const std::vector<double>& ell, double sigma2,
-                                              EntryLaw law, std::uint64_t seed, std::uint64_t trial) {
+namespace {
+
+/// Y = sqrt(sigma2 / N) T^(1/2) X of the spiked model (S = Y Y').
+Eigen::MatrixXd spiked_factor(int M, int N, const std::vector<double>& ell, double sigma2, EntryLaw law,
+                              std::uint64_t seed, std::uint64_t trial) {
   MOELAB_EXPECT(sigma2 > 0.0, "sigma2 must be positive");
   MOELAB_EXPECT(static_cast<int>(ell.size()) <= M, "more spikes than dimensions");
   Eigen::MatrixXd Y = iid_matrix(M, N, law, seed, StreamTag::design_noise, trial);
@@ -94,7 +97,39 @@ Eigen::VectorXd sample_covariance_eigenvalues(int M, int N, const std::vector<do
     Y.row(static_cast<Eigen::Index>(k)) *= std::sqrt(ell[k]);
   }
   Y *= std::sqrt(sigma2 / N);
-  return gram_eigenvalues(Y);
+  return Y;
+}
+
+}  // namespace
+
+Eigen::VectorXd sample_covariance_eigenvalues(int M, int N, const std::vector<double>& ell, double sigma2,
+                                              EntryLaw law, std::uint64_t seed, std::uint64_t trial) {
+  return gram_eigenvalues(spiked_factor(M, N, ell, sigma2, law, seed, trial));
+}
+
+TopEigenpair spiked_top_eigenpair(int M, int N, const std::vector<double>& ell, double sigma2, EntryLaw law,
+                                  std::uint64_t seed, std::uint64_t trial) {
+  const Eigen::MatrixXd Y = spiked_factor(M, N, ell, sigma2, law, seed, trial);
+  Eigen::VectorXd v(M);
+  RandomStream(seed, StreamTag::gd_init, trial).fill_normal(0, static_cast<std::uint64_t>(M), v.data());
+  v.normalize();
+  TopEigenpair out;
+  for (int it = 1; it <= 5000; ++it) {
+    Eigen::VectorXd w = Y * (Y.transpose() * v);
+    const double lambda = v.dot(w);
+    const double residual = (w - lambda * v).norm();
+    v = w / w.norm();
+    if (residual <= 1e-12 * lambda) {
+      out.value = lambda;
+      out.overlap2 = v(0) * v(0);
+      out.iterations = it;
+      return out;
+    }
+  }
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(Y * Y.transpose());
+  out.value = es.eigenvalues()(M - 1);
+  out.overlap2 = es.eigenvectors()(0, M - 1) * es.eigenvectors()(0, M - 1);
+  return out;
 }
 
 double gamma_variate(double shape, std::uint64_t seed, StreamTag tag, std::uint64_t trial, std::uint64_t index) {
@@ -123,7 +158,11 @@ double gamma_variate(double shape, std::uint64_t seed, StreamTag tag, std::uint6
   throw RuntimeFailure(fmt::format("gamma_variate: 64 rejections in a row (shape {}, index {})", shape, index));
 }
 
-Eigen::VectorXd laguerre_tridiagonal_eigenvalues(int M, int N, double beta, std::uint64_t seed, std::uint64_t trial) {
+namespace {
+
+/// Diagonal and subdiagonal of B B' for the Dumitriu-Edelman bidiagonal B (header comment).
+void laguerre_tridiagonal(int M, int N, double beta, std::uint64_t seed, std::uint64_t trial, Eigen::VectorXd& diag,
+                          Eigen::VectorXd& sub) {
   MOELAB_EXPECT(M > 0 && M <= N, "the tridiagonal Laguerre model needs 0 < M <= N");
   MOELAB_EXPECT(beta > 0.0, "beta must be positive");
   // chi_k = sqrt(2 Gamma(k / 2)); variate i is the diagonal entry i, M + i the subdiagonal entry i.
@@ -134,12 +173,57 @@ Eigen::VectorXd laguerre_tridiagonal_eigenvalues(int M, int N, double beta, std:
   for (int i = 0; i < M; ++i) b(i) = chi(beta * (N - i), static_cast<std::uint64_t>(i));
   for (int i = 0; i + 1 < M; ++i) s(i) = chi(beta * (M - 1 - i), static_cast<std::uint64_t>(M + i));
   // T = B B' with B lower bidiagonal: T_ii = b_i^2 + s_{i-1}^2, T_{i+1,i} = s_i b_i.
-  Eigen::VectorXd diag(M), sub(std::max(M - 1, 0));
+  diag.resize(M);
+  sub.resize(std::max(M - 1, 0));
   for (int i = 0; i < M; ++i) diag(i) = b(i) * b(i) + (i > 0 ? s(i - 1) * s(i - 1) : 0.0);
   for (int i = 0; i + 1 < M; ++i) sub(i) = s(i) * b(i);
+}
+
+/// Number of eigenvalues of the tridiagonal (diag, sub) below x (Sylvester inertia of T - x I via
+/// the LDL' pivots).
+int sturm_count_below(const Eigen::VectorXd& diag, const Eigen::VectorXd& sub, double x) {
+  int count = 0;
+  double d = 1.0;
+  for (Eigen::Index i = 0; i < diag.size(); ++i) {
+    const double off = i > 0 ? sub(i - 1) * sub(i - 1) : 0.0;
+    d = diag(i) - x - (i > 0 ? off / d : 0.0);
+    if (d == 0.0) d = -1e-300;  // x is (numerically) an eigenvalue: count it below, move on
+    count += d < 0.0;
+  }
+  return count;
+}
+
+}  // namespace
+
+double tridiagonal_largest_eigenvalue(const Eigen::VectorXd& diag, const Eigen::VectorXd& sub) {
+  const Eigen::Index M = diag.size();
+  MOELAB_EXPECT(M > 0 && sub.size() == std::max<Eigen::Index>(M - 1, 0), "tridiagonal sizes do not match");
+  double lo = diag(0), hi = diag(0);
+  for (Eigen::Index i = 0; i < M; ++i) {  // Gershgorin discs
+    const double r = (i > 0 ? std::abs(sub(i - 1)) : 0.0) + (i + 1 < M ? std::abs(sub(i)) : 0.0);
+    lo = std::min(lo, diag(i) - r);
+    hi = std::max(hi, diag(i) + r);
+  }
+  for (int step = 0; step < 100 && hi - lo > 1e-14 * std::max(std::abs(lo), std::abs(hi)); ++step) {
+    const double mid = 0.5 * (lo + hi);
+    // All M eigenvalues below mid: the largest is below it.
+    if (sturm_count_below(diag, sub, mid) == M) hi = mid; else lo = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+Eigen::VectorXd laguerre_tridiagonal_eigenvalues(int M, int N, double beta, std::uint64_t seed, std::uint64_t trial) {
+  Eigen::VectorXd diag, sub;
+  laguerre_tridiagonal(M, N, beta, seed, trial, diag, sub);
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver;
   solver.computeFromTridiagonal(diag, sub, Eigen::EigenvaluesOnly);
   return solver.eigenvalues();
+}
+
+double laguerre_tridiagonal_largest(int M, int N, double beta, std::uint64_t seed, std::uint64_t trial) {
+  Eigen::VectorXd diag, sub;
+  laguerre_tridiagonal(M, N, beta, seed, trial, diag, sub);
+  return tridiagonal_largest_eigenvalue(diag, sub);
 }
 
 Eigen::VectorXd info_plus_noise_eigenvalues(int M, int N, const Eigen::VectorXd& signal_sv2, double sigma2,

@@ -34,6 +34,21 @@ Eigen::MatrixXd iid_matrix(int M, int N, EntryLaw law, std::uint64_t seed, Strea
 Eigen::VectorXd sample_covariance_eigenvalues(int M, int N, const std::vector<double>& ell, double sigma2,
                                               EntryLaw law, std::uint64_t seed, std::uint64_t trial);
 
+/// Largest eigenvalue of a spiked sample covariance (as above) and the squared cosine between its
+/// eigenvector and e_1, the direction of the first spike.
+struct TopEigenpair {
+  double value = 0.0;
+  double overlap2 = 0.0;  // <v_hat, e_1>^2
+  int iterations = 0;     // power iterations used (0: dense eigensolver)
+};
+/// Computed by power iteration on S = (1/N) Y Y' applied as Y (Y' v) (O(M N) per step), from a
+/// random start (StreamTag::gd_init), until the residual ||S v - lambda v|| <= 1e-12 lambda; the
+/// iteration contracts by lambda_2 / lambda_1 per step, fast for an outlier spike. If that has not
+/// happened in 5000 steps (no gap: spike below the BBP threshold), the dense eigensolver decides.
+/// Same draws as sample_covariance_eigenvalues for the same (M, N, ell, sigma2, law, seed, trial).
+TopEigenpair spiked_top_eigenpair(int M, int N, const std::vector<double>& ell, double sigma2, EntryLaw law,
+                                  std::uint64_t seed, std::uint64_t trial);
+
 /// Eigenvalues, ascending, of the Dumitriu–Edelman (2002, Thm 3.4) beta-Laguerre model B B' with B
 /// the M x M lower-bidiagonal matrix diag(chi_{beta N}, chi_{beta (N-1)}, ..., chi_{beta (N-M+1)}),
 /// subdiagonal (chi_{beta (M-1)}, ..., chi_beta), M <= N. For beta = 1 its eigenvalues have the law
@@ -43,6 +58,15 @@ Eigen::VectorXd sample_covariance_eigenvalues(int M, int N, const std::vector<do
 /// model's O(M N min(M, N)): use it for spectra of Gaussian white Wishart matrices only (it does
 /// not exist for spiked covariances or non-Gaussian entries). Draws: StreamTag::tridiagonal.
 Eigen::VectorXd laguerre_tridiagonal_eigenvalues(int M, int N, double beta, std::uint64_t seed, std::uint64_t trial);
+
+/// Largest eigenvalue of the same model (same draws, so equal to laguerre_tridiagonal_eigenvalues(...)
+/// (M - 1) up to rounding), by Sturm-sequence bisection on the tridiagonal B B': O(M) per bisection
+/// step, 100 steps at most, relative accuracy 1e-14. What the Tracy-Widom checks use at large M.
+double laguerre_tridiagonal_largest(int M, int N, double beta, std::uint64_t seed, std::uint64_t trial);
+
+/// Largest eigenvalue of the symmetric tridiagonal matrix with diagonal `diag` and subdiagonal `sub`
+/// (Sturm count bisection inside the Gershgorin interval; relative accuracy 1e-14).
+double tridiagonal_largest_eigenvalue(const Eigen::VectorXd& diag, const Eigen::VectorXd& sub);
 
 /// Eigenvalues, descending, of Sigma Sigma' restricted to the min(M, N) possibly-nonzero ones, for
 /// the information-plus-noise matrix Sigma = B + W (M x N), W = sqrt(sigma2 / N) X with X iid of
