@@ -141,7 +141,7 @@ struct Value {
   double pdf;
 };
 
-// F2(s) and F2'(s) (Tracy-Widom 1994; Bornemann 2010 Math. Comp. Sec. 7.2), M nodes on [s, max(s, 0) + length].
+// F2(s) and F2'(s) (Tracy-Widom 1994; Bornemann 2010 Math. Comp.), M nodes on [s, max(s, 0) + length].
 template <int M = kNodesAiry>
 Value airy_kernel_determinant(double s, bool want_pdf, double length = 12.0) {
   const QuadratureRule& rule = gauss_legendre<M>();
@@ -174,8 +174,8 @@ Value airy_kernel_determinant(double s, bool want_pdf, double length = 12.0) {
 
 // det(I -+ B_s) and their s-derivatives, B_s(x, y) = Ai(x + y + s) on L^2(0, inf) (Ferrari-Spohn 2005).
 struct HankelDeterminants {
-  double minus, plus;             // det(I - B_s), det(I + B_s)
-  double minus_prime, plus_prime; // their derivatives in s
+  double minus, plus;              // det(I - B_s), det(I + B_s)
+  double minus_prime, plus_prime;  // their derivatives in s
 };
 
 // M nodes on (0, max(length - s, 4)).
@@ -223,7 +223,7 @@ Value left_tail(double s, int beta) {
   const double t = -s;
   if (t > 1e3) return {0.0, 0.0};  // F < exp(-4e7): zero in double; also keeps t^3 and t^(3/2) from inf - inf
   if (beta == 2) {
-    // Deift-Its-Krasovsky (2008, Ann. Math. 174): log F2 = -t^3/12 - log(t)/8 + log tau2 + o(1).
+    // Deift-Its-Krasovsky (2008, Comm. Math. Phys. 278): log F2 = -t^3/12 - log(t)/8 + log tau2 + o(1).
     const double log_tau = std::log(2.0) / 24.0 + kZetaPrimeMinus1;
     const double log_f = -t * t * t / 12.0 - std::log(t) / 8.0 + log_tau;
     const double dlog = t * t / 4.0 + 1.0 / (8.0 * t);  // d/ds = -d/dt
@@ -307,9 +307,7 @@ double tracy_widom_cdf(double s, int beta, Tw4Convention convention) {
   return evaluate(s, beta, convention, false).cdf;
 }
 
-double tracy_widom_pdf(double s, int beta, Tw4Convention convention) {
-  return evaluate(s, beta, convention, true).pdf;
-}
+double tracy_widom_pdf(double s, int beta, Tw4Convention convention) { return evaluate(s, beta, convention, true).pdf; }
 
 double tracy_widom_quantile(double p, int beta, Tw4Convention convention) {
   check_beta(beta);
@@ -320,8 +318,8 @@ double tracy_widom_quantile(double p, int beta, Tw4Convention convention) {
   while (residual(lo) > 0.0 && lo > -60.0) lo -= 12.0;
   while (residual(hi) < 0.0 && hi < kRightCut) hi += 12.0;
   std::uintmax_t iterations = 200;
-  const auto [a, b] = boost::math::tools::toms748_solve(residual, lo, hi, boost::math::tools::eps_tolerance<double>(52),
-                                                        iterations);
+  const auto [a, b] =
+      boost::math::tools::toms748_solve(residual, lo, hi, boost::math::tools::eps_tolerance<double>(52), iterations);
   const double root = 0.5 * (a + b);
   return beta == 4 ? tracy_widom4_convert(root, Tw4Convention::unscaled, convention) : root;
 }

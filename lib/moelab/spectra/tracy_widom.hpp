@@ -2,19 +2,19 @@
 // eigenvalue of a white Wishart matrix to them.
 //
 // Method (Bornemann 2010, "On the numerical evaluation of Fredholm determinants", Math. Comp. 79,
-// 871-915, Secs. 4-5 and 7; "On the numerical evaluation of distributions in random matrix theory",
-// Markov Process. Related Fields 16 (2010), Sec. 4): each F_beta is a Fredholm determinant,
+// 871-915; "On the numerical evaluation of distributions in random matrix theory", Markov Process.
+// Related Fields 16 (2010), 803-866): each F_beta is a Fredholm determinant,
 // discretised by the Nystrom method with an m-point Gauss-Legendre rule on a truncated interval,
 //   det(I - K) ~ det(delta_ij - w_i^(1/2) K(x_i, x_j) w_j^(1/2)),
 // which converges exponentially in m for these analytic kernels.
 //   beta = 2: F2(s) = det(I - K_Ai) on L^2(s, inf),  K_Ai(x, y) = (Ai(x) Ai'(y) - Ai'(x) Ai(y)) / (x - y),
-//             K_Ai(x, x) = Ai'(x)^2 - x Ai(x)^2                                   (Tracy-Widom 1994).
+//             K_Ai(x, x) = Ai'(x)^2 - x Ai(x)^2          (Tracy-Widom 1994, Comm. Math. Phys. 159, 151).
 //   beta = 1: F1(s) = det(I - B_s) on L^2(0, inf),   B_s(x, y) = Ai(x + y + s)
-//             (Ferrari-Spohn 2005, J. Phys. A 38 L557; Sasamoto 2005; Bornemann 2010 MPRF Eq. 4.6 in
-//             the equivalent form (1/2) Ai((x + y)/2) on L^2(s, inf)).
+//             (Ferrari-Spohn 2005, J. Phys. A 38, L557; Sasamoto 2005, J. Phys. A 38, L549; Bornemann 2010 MPRF,
+//             in the equivalent form (1/2) Ai((x + y)/2) on L^2(s, inf)).
 //   beta = 4: F4u(s) = (det(I - B_s) + det(I + B_s)) / 2 (unscaled convention, below), which equals
 //             cosh(1/2 int_s^inf q) F2(s)^(1/2) with q the Hastings-McLeod solution of Painleve II
-//             (Tracy-Widom 1996, Comm. Math. Phys. 177, 727, Eq. 54 written with the argument s / sqrt 2).
+//             (Tracy-Widom 1996, Comm. Math. Phys. 177, 727, where it is written for F4(s / sqrt 2)).
 // Densities use the exact derivative d/ds log det(I - K_s) = -tr((I - K_s)^(-1) dK_s/ds) of the same
 // discretisation (for the Airy kernel (d_x + d_y) K_Ai = -Ai(x) Ai(y), so d/ds log F2 = <(I - K_s)^(-1) Ai, Ai>).
 //
@@ -22,14 +22,15 @@
 // independent mpmath + longdouble computation good to ~1e-17), measured with g++ 12 on x86-64:
 //   CDF and density: max absolute error 8e-16 / 1.1e-15 over s in [-9, 6] (beta 2), [-10, 8] (beta 1),
 //   [-9, 5] (beta 4, original); relative error <= 2e-11 where the value is >= 1e-6, and still 3e-7 (beta 2,
-//   F = 3e-27 at s = -9), 3e-5 (beta 1, F = 5e-22 at s = -10) at the left cuts: the determinant's error is
-//   relative to its smallest eigenvalue gap, not absolute at eps;
+//   F = 3e-27 at s = -9), 3e-5 (beta 1, F = 5e-22 at s = -10) at the left cuts: the determinant's relative
+//   error grows like eps / (1 - largest eigenvalue of K_s), far slower than F itself decays;
 //   quantiles at p = 0.01 ... 0.99: max absolute error 1.9e-14 (about 5e-16 / f_beta(s));
 //   moments: within 1e-13 of the reference, and of the published values (see tracy_widom_moments).
 // Far in the left tail (F < 1e-20, see tracy_widom_cdf) the leading asymptotic expansion is returned instead
 // (relative error 7e-4 for beta = 4 at the cut, absolute < 1e-23).
-// Cost (g++ -O2, one core): CDF 19 us (beta 2), 80 us (beta 1), 104 us (beta 4); density 22 / 132 / 196 us;
-// quantile ~0.4 ms (beta 2); moments ~0.2 s once for all three betas, then cached.
+// Cost (Release build, one core of a shared x86-64 VM): CDF 10 us (beta 2), 34 us (beta 1), 41-62 us (beta 4);
+// density 11 / 56 / 84-127 us; quantile 0.15 / 0.46 / 0.67 ms (beta 2 / 1 / 4); moments 75 ms on the first call
+// (all three betas), then cached. The Airy table is built once (~5 ms) on first use.
 #pragma once
 
 namespace moelab::spectra {
@@ -39,8 +40,8 @@ namespace moelab::spectra {
 ///             law of the published beta = 4 tables (Tracy-Widom 1996/2000, Bornemann 2010): mean
 ///             -2.306884893241, variance 0.5177237207726.
 ///   unscaled: F4u(s) = (det(I - B_s) + det(I + B_s)) / 2 = cosh(1/2 int_s^inf q) F2(s)^(1/2), on the same
-///             argument scale as F1 and F2 (the convention of the stochastic Airy operator and of
-///             Dieng 2005 / Edelman-Persson style software): mean -3.262427902855 = sqrt(2) (-2.306884893241),
+///             argument scale as F1 and F2 (the one some software calls the Edelman / Dieng convention;
+///             defined here by its formula, not by attribution): mean -3.262427902855 = sqrt(2) (-2.306884893241),
 ///             variance 1.035447441545 = 2 x 0.5177237207726.
 /// Ignored for beta = 1, 2.
 enum class Tw4Convention { original, unscaled };
@@ -55,7 +56,9 @@ double tracy_widom4_convert(double s, Tw4Convention from, Tw4Convention to);
 ///   F2(s) ~ tau2 |s|^(-1/8) exp(-|s|^3/12),                           tau2 = 2^(1/24) e^(zeta'(-1)),
 ///   F1(s) ~ tau1 |s|^(-1/16) exp(-|s|^3/24 - |s|^(3/2)/(3 sqrt 2)),   tau1 = 2^(-11/48) e^(zeta'(-1)/2),
 ///   F4u(s) ~ tau4 |s|^(-1/16) exp(-|s|^3/24 + |s|^(3/2)/(3 sqrt 2)),  tau4 = 2^(-35/48) e^(zeta'(-1)/2),
-/// (relative error O(|s|^(-3/2)), absolute < 1e-20). Returns exactly 1 above s = 40 (1 - F < 1e-70). Never NaN.
+/// (relative error O(|s|^(-3/2)): 7e-4 for beta = 4 at its cut; O(|s|^(-3)) for beta = 2; absolute < 1e-20).
+/// Deift-Its-Krasovsky 2008, Comm. Math. Phys. 278, 643; Baik-Buckingham-DiFranco 2008, Comm. Math. Phys. 280, 463.
+/// Returns exactly 1 above s = 40 (1 - F < 1e-70) and 0 below s = -1000. NaN only for NaN s.
 double tracy_widom_cdf(double s, int beta, Tw4Convention convention = Tw4Convention::original);
 
 /// Tracy-Widom density f_beta(s) = F_beta'(s), by the exact derivative of the discretised determinant
@@ -63,7 +66,8 @@ double tracy_widom_cdf(double s, int beta, Tw4Convention convention = Tw4Convent
 double tracy_widom_pdf(double s, int beta, Tw4Convention convention = Tw4Convention::original);
 
 /// Quantile: the s with F_beta(s) = p, p in (0, 1) (std::logic_error otherwise), by Boost's TOMS 748
-/// bracketing solver (Alefeld-Potra-Shi 1995) on the CDF. The absolute error is about 2e-15 / f_beta(s).
+/// bracketing solver (Alefeld-Potra-Shi 1995) on the CDF. The absolute error is about 5e-16 / f_beta(s) (1.9e-14
+/// at worst for p in [0.01, 0.99]); near p = 1 it grows as f_beta -> 0.
 double tracy_widom_quantile(double p, int beta, Tw4Convention convention = Tw4Convention::original);
 
 /// Mean, variance, skewness E(X - mu)^3 / sd^3 and excess kurtosis E(X - mu)^4 / sd^4 - 3.
@@ -75,21 +79,26 @@ struct TracyWidomMoments {
 };
 
 /// Moments of F_beta by Gauss-Legendre quadrature of s^j f_beta(s) over a range whose tails carry < 1e-16
-/// (computed once per beta, then cached). Published values (Bornemann 2010 Math. Comp. Table 10, to 13
-/// digits; Tracy-Widom 2000): beta = 2 mean -1.7710868074116, variance 0.8131947928329; beta = 1 mean
-/// -1.2065335745820, variance 1.6077810345810; beta = 4 (original) mean -2.306884893241, variance
-/// 0.5177237207726. Unscaled beta = 4 moments follow by the sqrt 2 change of scale.
+/// (computed once for all betas, then cached). Published values (Bornemann 2010, Math. Comp. 79, moment table;
+/// Tracy-Widom 2000; Prahofer-Spohn 2000), reproduced to their printed (truncated) digits: beta = 2 mean
+/// -1.7710868074116, variance 0.8131947928329; beta = 1 mean -1.2065335745820, variance 1.6077810345810
+/// (we, and the independent reference, get 1.60778103458136: 3.6e-13 apart); beta = 4 (original) mean
+/// -2.306884893241, variance 0.5177237207726, skewness 0.1655094944 (a quoted 0.1655101985 is 7e-7 off).
+/// Computed: beta 1: -1.206533574582024, 1.607781034581355, 0.2934645240865, 0.1652429384555;
+/// beta 2: -1.771086807411602, 0.813194792832958, 0.2240842036107, 0.0934480876610;
+/// beta 4 (original): -2.306884893241101, 0.517723720772678, 0.1655094943523, 0.0491951565939.
+/// Unscaled beta = 4 moments follow by the sqrt 2 change of scale.
 TracyWidomMoments tracy_widom_moments(int beta, Tw4Convention convention = Tw4Convention::original);
 
 /// Which centring/scaling of the largest eigenvalue of a white Wishart matrix.
 enum class WishartEdge {
   /// Johnstone (2001, Ann. Statist. 29(2), 295-327, Thm 1.1): X n x p with iid real N(0, 1) entries,
-  /// l1 = largest eigenvalue of X'X (unnormalised), n/p -> gamma in (0, inf) (El Karoui 2003 for the
-  /// extension to p/n -> 0 or inf):
+  /// l1 = largest eigenvalue of X'X (unnormalised), n/p -> gamma in (0, inf) (El Karoui 2003, arXiv:math/0309355,
+  /// for the extension to p/n -> 0 or inf):
   ///   mu = (sqrt(n - 1) + sqrt(p))^2,  sigma = (sqrt(n - 1) + sqrt(p)) (1/sqrt(n - 1) + 1/sqrt(p))^(1/3),
   ///   (l1 - mu) / sigma -> F1.
   johnstone_real,
-  /// Johansson (2000, Comm. Math. Phys. 209, 437-476, Thm 1.6), stated so by Johnstone (2001, Sec. 1.2):
+  /// Johansson (2000, Comm. Math. Phys. 209, 437-476, Thm 1.6), also stated in Johnstone (2001):
   /// X n x p with iid standard complex Gaussian entries (E|x|^2 = 1), l1 = largest eigenvalue of X*X:
   ///   mu = (sqrt(n) + sqrt(p))^2,  sigma = (sqrt(n) + sqrt(p)) (1/sqrt(n) + 1/sqrt(p))^(1/3),  -> F2.
   johansson_complex,

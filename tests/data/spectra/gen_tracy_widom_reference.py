@@ -277,8 +277,8 @@ def main():
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tracy_widom_reference.csv")
     with open(path, "w") as out:
         out.write("# generator: tests/data/spectra/gen_tracy_widom_reference.py\n")
-        out.write(f"# mpmath: {mpmath.__version__} (dps {mp.dps}: Airy anchors, Gauss-Legendre nodes); numpy {np.__version__}"
-                  f" longdouble (eps {np.finfo(LD).eps:.3g}): Taylor propagation, kernels, LU\n")
+        out.write(f"# mpmath: {mpmath.__version__} (dps {mp.dps}: Airy anchors, Gauss-Legendre nodes);"
+                  f" numpy {np.__version__} longdouble (eps {np.finfo(LD).eps:.3g}): Taylor propagation, kernels, LU\n")
         out.write("# quadrature: 96 Gauss-Legendre nodes mapped to the half line by a + c tan(pi (t + 1) / 4);"
                   " F2: Airy kernel on (s, inf), c = 4; F1, F4: Ai(x + y + s) on (0, inf), c = max(3, 3 - s/4)\n")
         out.write(f"# self-check: max |96 - 192 nodes| = {doubling:.2e} (CDF, density); max |8th-order finite"
