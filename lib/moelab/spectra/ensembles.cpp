@@ -114,7 +114,7 @@ TopEigenpair spiked_top_eigenpair(int M, int N, const std::vector<double>& ell, 
   RandomStream(seed, StreamTag::gd_init, trial).fill_normal(0, static_cast<std::uint64_t>(M), v.data());
   v.normalize();
   TopEigenpair out;
-  for (int it = 1; it <= 5000; ++it) {
+  for (int it = 1; it <= 300; ++it) {
     Eigen::VectorXd w = Y * (Y.transpose() * v);
     const double lambda = v.dot(w);
     const double residual = (w - lambda * v).norm();

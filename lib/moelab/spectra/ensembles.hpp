@@ -44,7 +44,8 @@ struct TopEigenpair {
 /// Computed by power iteration on S = (1/N) Y Y' applied as Y (Y' v) (O(M N) per step), from a
 /// random start (StreamTag::gd_init), until the residual ||S v - lambda v|| <= 1e-12 lambda; the
 /// iteration contracts by lambda_2 / lambda_1 per step, fast for an outlier spike. If that has not
-/// happened in 5000 steps (no gap: spike below the BBP threshold), the dense eigensolver decides.
+/// happened in 300 steps (gap ratio above ~0.9: spike near or below the BBP threshold), the dense
+/// eigensolver decides.
 /// Same draws as sample_covariance_eigenvalues for the same (M, N, ell, sigma2, law, seed, trial).
 TopEigenpair spiked_top_eigenpair(int M, int N, const std::vector<double>& ell, double sigma2, EntryLaw law,
                                   std::uint64_t seed, std::uint64_t trial);

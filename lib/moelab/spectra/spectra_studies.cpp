@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -9,6 +10,7 @@
 #include "moelab/core/stats.hpp"
 #include "moelab/spectra/ensembles.hpp"
 #include "moelab/spectra/marchenko_pastur.hpp"
+#include "moelab/spectra/spiked_covariance.hpp"
 #include "moelab/spectra/tracy_widom.hpp"
 
 namespace moelab::spectra {
@@ -27,6 +29,16 @@ std::vector<double> histogram_density(const std::vector<double>& values, double 
   }
   for (double& x : h) x /= total * width;
   return h;
+}
+
+/// N from params.N, or from params.c = M / N (exactly one of them).
+int columns_of(const ParamView& v, int M) {
+  if (v.find("params.c") == nullptr) return static_cast<int>(v.get_int_at_least("params.N", 1));
+  if (v.find("params.N") != nullptr) v.fail("params.N", "give params.N or params.c, not both");
+  const double c = v.get_positive("params.c");
+  const auto N = static_cast<int>(std::lround(M / c));
+  if (N < 1) v.fail("params.c", fmt::format("M / c = {} / {} leaves no columns", M, c));
+  return N;
 }
 
 // ---- spectra.esd: empirical spectral density of sample covariances vs Marchenko-Pastur ----
@@ -85,15 +97,7 @@ class EsdStudy : public Study {
   }
   std::unique_ptr<PreparedPoint> prepare(const ParamView& v, const McBudget& b) const override {
     const int M = static_cast<int>(v.get_int_at_least("params.M", 2));
-    int N = 0;
-    if (v.find("params.c") != nullptr) {
-      if (v.find("params.N") != nullptr) v.fail("params.N", "give params.N or params.c, not both");
-      const double c = v.get_positive("params.c");
-      N = static_cast<int>(std::lround(M / c));
-      if (N < 1) v.fail("params.c", fmt::format("M / c = {} / {} leaves no columns", M, c));
-    } else {
-      N = static_cast<int>(v.get_int_at_least("params.N", 1));
-    }
+    const int N = columns_of(v, M);
     const double sigma2 = v.get_positive("params.sigma2", 1.0);
     const EntryLaw law = entry_law_from_name(v.get_choice("params.law", entry_law_names(), "gaussian"));
     const int bins = static_cast<int>(v.get_int_at_least("params.bins", 5, 60));
@@ -157,11 +161,62 @@ class TwStudy : public Study {
   }
 };
 
+// ---- spectra.spike: top eigenvalue and eigenvector of a spiked sample covariance vs BBP / Paul ----
+class SpikePoint : public PreparedPoint {
+ public:
+  SpikePoint(int M, int N, double ell, double sigma2, EntryLaw law, std::int64_t trials)
+      : M_(M), N_(N), ell_(ell), sigma2_(sigma2), law_(law), trials_(trials) {}
+  std::size_t work() const override { return static_cast<std::size_t>(trials_); }
+  std::vector<CsvRow> run(const McBudget& b, Progress& progress) override {
+    const auto draws = parallel_map<TopEigenpair>(static_cast<std::size_t>(trials_), [&](std::size_t t) {
+      auto d = spiked_top_eigenpair(M_, N_, {ell_}, sigma2_, law_, b.seed, t);
+      progress.advance();
+      return d;
+    });
+    Welford value, overlap;
+    for (const auto& d : draws) value.add(d.value), overlap.add(d.overlap2);
+    const double c = static_cast<double>(M_) / N_;
+    const bool above = ell_ > spiked_threshold(c);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double var_limit = above && law_ == EntryLaw::gaussian ? spiked_fluctuation_variance(ell_, c, sigma2_, GaussianField::real) : nan;
+    return {{c, std::int64_t{M_}, std::int64_t{N_}, ell_, std::string(entry_law_name(law_)), value.mean(), value.standard_error(),
+             static_cast<double>(N_) * value.variance(), spiked_eigenvalue_limit(ell_, c, sigma2_), spiked_bulk_edge(c, sigma2_),
+             var_limit, overlap.mean(), overlap.standard_error(), spiked_eigenvector_overlap(ell_, c), trials_}};
+  }
+
+ private:
+  int M_, N_;
+  double ell_, sigma2_;
+  EntryLaw law_;
+  std::int64_t trials_;
+};
+
+class SpikeStudy : public Study {
+ public:
+  std::string name() const override { return "spectra.spike"; }
+  std::string summary() const override {
+    return "top eigenvalue/eigenvector of a spiked sample covariance (one spike params.ell) vs the BBP limit, Paul's variance and overlap";
+  }
+  std::vector<std::string> columns() const override {
+    return {"c", "M", "N", "ell", "law", "top_mean", "top_std_error", "n_times_variance", "limit", "bulk_edge",
+            "variance_limit", "overlap_mean", "overlap_std_error", "overlap_limit", "trials"};
+  }
+  std::unique_ptr<PreparedPoint> prepare(const ParamView& v, const McBudget& b) const override {
+    const int M = static_cast<int>(v.get_int_at_least("params.M", 2));
+    const int N = columns_of(v, M);
+    const double ell = v.get_positive("params.ell");
+    const double sigma2 = v.get_positive("params.sigma2", 1.0);
+    const EntryLaw law = entry_law_from_name(v.get_choice("params.law", entry_law_names(), "gaussian"));
+    return std::make_unique<SpikePoint>(M, N, ell, sigma2, law, b.trials);
+  }
+};
+
 }  // namespace
 
 void add_spectra_studies(std::vector<std::unique_ptr<Study>>& out) {
   out.push_back(std::make_unique<EsdStudy>());
   out.push_back(std::make_unique<TwStudy>());
+  out.push_back(std::make_unique<SpikeStudy>());
 }
 
 }  // namespace moelab::spectra
