@@ -19,7 +19,10 @@ BENCH_ARGS ?= --n 600 900 1200 --trials 20 --threads $(JOBS)
 DEFAULT_SCENARIOS ?= scenarios/noisy_thm2_robustness.toml \
                      scenarios/noisy_fig6_table1.toml \
                      scenarios/noisy_fig3.toml \
-                     scenarios/noisy_qda_router.toml
+                     scenarios/noisy_qda_router.toml \
+                     scenarios/spectra_mp_density.toml \
+                     scenarios/spectra_spike_transition.toml \
+                     scenarios/spectra_tw_wishart.toml
 
 DEB_PACKAGES := libeigen3-dev libboost-dev libfmt-dev catch2 libcli11-dev libtomlplusplus-dev \
                 cmake ninja-build g++ gnuplot-nox
