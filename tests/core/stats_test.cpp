@@ -128,3 +128,14 @@ TEST_CASE("KS p-values of true-null samples are uniform; a shifted law is reject
   // of 400 are rejected.
   CHECK(small_alt >= 390);
 }
+
+TEST_CASE("KS statistic handles ties and atoms exactly", "[core][stats][ks]") {
+  // Law: atom 1/2 at 0, then U(0, 1) with mass 1/2. Sample: 5 zeros and 0.2, 0.4, 0.6, 0.8, 1.0.
+  const auto F = [](double x) { return x < 0 ? 0.0 : 0.5 + 0.5 * std::min(x, 1.0); };
+  const auto F_left = [](double x) { return x <= 0 ? 0.0 : 0.5 + 0.5 * std::min(x, 1.0); };
+  const std::vector<double> s{0, 0, 0, 0, 0, 0.2, 0.4, 0.6, 0.8, 1.0};
+  // ECDF: 0.5 on [0, 0.2), 0.6 on [0.2, 0.4), ...: F - F_n is 0 at 0 and 0.1 just below each point.
+  CHECK_THAT(ks_statistic(s, F, F_left), WithinAbs(0.1, 1e-15));
+  // Without the left limit the atom is treated as continuous mass and the distance is overstated.
+  CHECK(ks_statistic(s, F) >= 0.5);
+}

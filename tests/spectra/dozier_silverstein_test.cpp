@@ -270,3 +270,16 @@ TEST_CASE("a one-atom signal: support edges at the extreme eigenvalues and the C
   INFO("sup |F_emp - F| at the deciles: " << worst);
   CHECK(worst <= 4.0 * 0.003 + 2.0 / M);
 }
+
+TEST_CASE("the Dozier-Silverstein CDF reduces to Marchenko-Pastur and reaches 1", "[spectra][dozier_silverstein]") {
+  const double c = GENERATE(0.3, 2.0);
+  const moelab::spectra::DozierSilverstein ds({0.0}, {1.0}, c, 1.4);
+  const moelab::spectra::MarchenkoPastur mp(c, 1.4);
+  for (double q : {0.05, 0.3, 0.7, 0.95}) {
+    const double x = mp.quantile(mp.atom() + q * (1.0 - mp.atom()));
+    // Density accurate to ~1e-10 relative, quadrature to 1e-10: 1e-8 absolute leaves margin.
+    CHECK_THAT(ds.cdf(x), Catch::Matchers::WithinAbs(mp.cdf(x), 1e-8));
+  }
+  CHECK_THAT(ds.cdf(mp.upper_edge() + 1.0), Catch::Matchers::WithinAbs(1.0, 1e-8));
+  CHECK(ds.cdf(-1.0) == 0.0);
+}

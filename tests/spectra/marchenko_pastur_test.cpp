@@ -362,3 +362,16 @@ TEST_CASE("each Gram normalisation law matches the spectrum of one simulated mat
     }
   }
 }
+
+TEST_CASE("KS distance of an ideal spectrum to MP is at most half a jump, atom included", "[spectra][marchenko_pastur]") {
+  const double c = GENERATE(0.5, 2.0);
+  const moelab::spectra::MarchenkoPastur mp(c, 1.3);
+  constexpr int M = 400;
+  const int zeros = c > 1.0 ? static_cast<int>(M - M / c) : 0;
+  std::vector<double> ev(static_cast<std::size_t>(zeros), 0.0);
+  // The remaining eigenvalues at the mid-quantiles of the law: the ECDF then straddles F by 1/(2M).
+  for (int i = zeros; i < M; ++i) ev.push_back(mp.quantile((i + 0.5) / M));
+  // Quantiles are accurate to ~1e-13 (accuracy table); the 1e-9 slack covers F's slope times that.
+  CHECK(mp.ks_distance(ev) <= 0.5 / M + 1e-9);
+  CHECK(mp.ks_distance(ev) >= 0.5 / M - 1e-9);
+}

@@ -144,15 +144,19 @@ WlsFit weighted_least_squares(const std::vector<std::vector<double>>& columns, s
   return fit;
 }
 
-double ks_statistic(std::span<const double> sorted, const std::function<double(double)>& cdf) {
+double ks_statistic(std::span<const double> sorted, const std::function<double(double)>& cdf,
+                    const std::function<double(double)>& left_cdf) {
   MOELAB_EXPECT(!sorted.empty(), "KS statistic of an empty sample");
   MOELAB_EXPECT(std::is_sorted(sorted.begin(), sorted.end()), "KS sample must be sorted ascending");
   const double n = static_cast<double>(sorted.size());
   double d = 0.0;
-  for (std::size_t i = 0; i < sorted.size(); ++i) {
-    const double f = cdf(sorted[i]);
-    // The empirical CDF jumps from i/n to (i+1)/n at sorted[i].
-    d = std::max({d, f - static_cast<double>(i) / n, static_cast<double>(i + 1) / n - f});
+  for (std::size_t i = 0; i < sorted.size();) {
+    std::size_t j = i + 1;  // [i, j): a run of equal values, one ECDF jump from i/n to j/n
+    while (j < sorted.size() && sorted[j] == sorted[i]) ++j;
+    const double x = sorted[i];
+    const double f = cdf(x), f_left = left_cdf ? left_cdf(x) : f;
+    d = std::max({d, std::abs(f_left - static_cast<double>(i) / n), std::abs(f - static_cast<double>(j) / n)});
+    i = j;
   }
   return d;
 }

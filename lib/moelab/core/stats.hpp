@@ -55,8 +55,10 @@ double normal_quantile(double p);
 double student_t_quantile(double p, double dof);
 
 /// One-sample Kolmogorov-Smirnov statistic D = sup_x |F_n(x) - F(x)| of `sorted` (ascending)
-/// against a continuous CDF F.
-double ks_statistic(std::span<const double> sorted, const std::function<double(double)>& cdf);
+/// against a CDF F, exact for ties and for an F with atoms when `left_cdf` gives F(x-) (the left
+/// limit; omit it for a continuous F). Runs of equal values are one jump of the ECDF.
+double ks_statistic(std::span<const double> sorted, const std::function<double(double)>& cdf,
+                    const std::function<double(double)>& left_cdf = nullptr);
 /// Asymptotic p-value of the one-sample KS test, P(D_n >= d) for n iid draws from F, from the
 /// Kolmogorov distribution at Stephens' (1970) corrected argument d (sqrt n + 0.12 + 0.11 / sqrt n)
 /// (accurate to about 1e-3 in the p-value for n >= 35; Stephens 1970, JRSS B 32, Table 1A).

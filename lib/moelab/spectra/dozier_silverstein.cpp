@@ -7,6 +7,7 @@
 #include <utility>
 
 #include <boost/math/constants/constants.hpp>
+#include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <boost/math/tools/toms748_solve.hpp>
 
 #include "moelab/core/error.hpp"
@@ -349,6 +350,20 @@ std::vector<SupportInterval> DozierSilverstein::support() const {
     covered = std::max(covered, hi);
   }
   return out;
+}
+
+double DozierSilverstein::cdf(double x) const {
+  double total = x >= 0.0 ? atom_at_zero() : 0.0;
+  for (const SupportInterval& iv : support()) {
+    if (x <= iv.lower) break;
+    const double half = 0.5 * (iv.upper - iv.lower);
+    const double theta_end = x >= iv.upper ? boost::math::constants::pi<double>() : std::acos(1.0 - (x - iv.lower) / half);
+    const auto f = [&](double theta) {
+      return density(iv.lower + half * (1.0 - std::cos(theta))).density * half * std::sin(theta);
+    };
+    total += boost::math::quadrature::gauss_kronrod<double, 31>::integrate(f, 0.0, theta_end, 10, 1e-10);
+  }
+  return std::min(total, 1.0);
 }
 
 }  // namespace moelab::spectra

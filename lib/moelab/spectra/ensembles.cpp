@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -107,28 +108,53 @@ Eigen::VectorXd sample_covariance_eigenvalues(int M, int N, const std::vector<do
   return gram_eigenvalues(spiked_factor(M, N, ell, sigma2, law, seed, trial));
 }
 
-TopEigenpair spiked_top_eigenpair(int M, int N, const std::vector<double>& ell, double sigma2, EntryLaw law,
-                                  std::uint64_t seed, std::uint64_t trial) {
-  const Eigen::MatrixXd Y = spiked_factor(M, N, ell, sigma2, law, seed, trial);
+namespace {
+
+/// Top eigenpair of Y Y' by power iteration (Y (Y' v), random start from StreamTag::gd_init), with
+/// the dense eigensolver as fallback (header comment of spiked_top_eigenpair).
+std::pair<double, Eigen::VectorXd> top_of_gram(const Eigen::MatrixXd& Y, std::uint64_t seed, std::uint64_t trial, int& iterations) {
+  const Eigen::Index M = Y.rows();
   Eigen::VectorXd v(M);
   RandomStream(seed, StreamTag::gd_init, trial).fill_normal(0, static_cast<std::uint64_t>(M), v.data());
   v.normalize();
-  TopEigenpair out;
   for (int it = 1; it <= 300; ++it) {
-    Eigen::VectorXd w = Y * (Y.transpose() * v);
+    const Eigen::VectorXd w = Y * (Y.transpose() * v);
     const double lambda = v.dot(w);
     const double residual = (w - lambda * v).norm();
     v = w / w.norm();
     if (residual <= 1e-12 * lambda) {
-      out.value = lambda;
-      out.overlap2 = v(0) * v(0);
-      out.iterations = it;
-      return out;
+      iterations = it;
+      return {lambda, v};
     }
   }
+  iterations = 0;
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(Y * Y.transpose());
-  out.value = es.eigenvalues()(M - 1);
-  out.overlap2 = es.eigenvectors()(0, M - 1) * es.eigenvectors()(0, M - 1);
+  return {es.eigenvalues()(M - 1), es.eigenvectors().col(M - 1)};
+}
+
+}  // namespace
+
+TopEigenpair spiked_top_eigenpair(int M, int N, const std::vector<double>& ell, double sigma2, EntryLaw law,
+                                  std::uint64_t seed, std::uint64_t trial) {
+  TopEigenpair out;
+  const auto [value, v] = top_of_gram(spiked_factor(M, N, ell, sigma2, law, seed, trial), seed, trial, out.iterations);
+  out.value = value;
+  out.overlap2 = v(0) * v(0);
+  return out;
+}
+
+InfoPlusNoiseTop info_plus_noise_top(int M, int N, const Eigen::VectorXd& signal_sv2, double sigma2, EntryLaw law,
+                                     std::uint64_t seed, std::uint64_t trial) {
+  MOELAB_EXPECT(signal_sv2.size() >= 1 && signal_sv2.size() <= std::min(M, N), "need 1 .. min(M, N) signal singular values");
+  Eigen::MatrixXd S = iid_matrix(M, N, law, seed, StreamTag::design_noise, trial);
+  S *= std::sqrt(sigma2 / N);
+  for (Eigen::Index k = 0; k < signal_sv2.size(); ++k) S(k, k) += std::sqrt(signal_sv2(k));
+  InfoPlusNoiseTop out;
+  const auto [value, u] = top_of_gram(S, seed, trial, out.iterations);
+  const Eigen::VectorXd v = (S.transpose() * u).normalized();  // right singular vector of the same value
+  out.value = value;
+  out.left_overlap2 = u(0) * u(0);
+  out.right_overlap2 = v(0) * v(0);
   return out;
 }
 

@@ -60,8 +60,20 @@ TopEigenpair spiked_top_eigenpair(int M, int N, const std::vector<double>& ell, 
 /// not exist for spiked covariances or non-Gaussian entries). Draws: StreamTag::tridiagonal.
 Eigen::VectorXd laguerre_tridiagonal_eigenvalues(int M, int N, double beta, std::uint64_t seed, std::uint64_t trial);
 
-/// Largest eigenvalue of the same model (same draws, so equal to laguerre_tridiagonal_eigenvalues(...)
-/// (M - 1) up to rounding), by Sturm-sequence bisection on the tridiagonal B B': O(M) per bisection
+/// Top eigenvalue of Sigma Sigma' for the information-plus-noise matrix of info_plus_noise_eigenvalues
+/// (same draws), and the squared cosines of its left (R^M) and right (R^N) singular vectors with e_1,
+/// the direction of the first signal singular value. Power iteration as in spiked_top_eigenpair.
+struct InfoPlusNoiseTop {
+  double value = 0.0;
+  double left_overlap2 = 0.0;
+  double right_overlap2 = 0.0;
+  int iterations = 0;
+};
+InfoPlusNoiseTop info_plus_noise_top(int M, int N, const Eigen::VectorXd& signal_sv2, double sigma2, EntryLaw law,
+                                     std::uint64_t seed, std::uint64_t trial);
+
+/// Largest eigenvalue of the tridiagonal Laguerre model (same draws, so equal to
+/// laguerre_tridiagonal_eigenvalues(...)(M - 1) up to rounding), by Sturm-sequence bisection on the tridiagonal B B': O(M) per bisection
 /// step, 100 steps at most, relative accuracy 1e-14. What the Tracy-Widom checks use at large M.
 double laguerre_tridiagonal_largest(int M, int N, double beta, std::uint64_t seed, std::uint64_t trial);
 

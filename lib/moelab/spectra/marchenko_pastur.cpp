@@ -10,6 +10,7 @@
 #include <boost/math/tools/toms748_solve.hpp>
 
 #include "moelab/core/error.hpp"
+#include "moelab/core/stats.hpp"
 
 namespace moelab::spectra {
 
@@ -181,6 +182,11 @@ MarchenkoPastur marchenko_pastur_of_gram(double M, double N, double sigma2, Gram
   const double divisor = norm == GramNormalisation::by_columns ? N : M;
   if (side == GramSide::rows) return MarchenkoPastur(M / N, sigma2 * N / divisor);
   return MarchenkoPastur(N / M, sigma2 * M / divisor);
+}
+
+double MarchenkoPastur::ks_distance(std::span<const double> ascending) const {
+  return ks_statistic(
+      ascending, [&](double x) { return cdf(x); }, [&](double x) { return x <= 0.0 ? 0.0 : cdf(x); });
 }
 
 }  // namespace moelab::spectra

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <complex>
+#include <span>
 
 namespace moelab::spectra {
 
@@ -66,6 +67,9 @@ class MarchenkoPastur {
   std::complex<double> stieltjes(std::complex<double> z) const;
 
   /// Law of t S (t > 0): MP(c, t sigma2).
+  /// Kolmogorov distance sup_x |F_M(x) - F(x)| between the empirical spectral distribution of the
+  /// eigenvalues `ascending` and this law, exact with the atom at 0 (zero eigenvalues form one jump).
+  double ks_distance(std::span<const double> ascending) const;
   MarchenkoPastur scaled(double t) const;
   /// c <-> 1/c duality: the law of the companion (1/N) X' X (N x N) is (1 - c) delta_0 + c MP(c, sigma2)
   /// (same nonzero eigenvalues, N of them instead of M) = MP(1/c, c sigma2).

@@ -61,7 +61,7 @@ class EsdPoint : public PreparedPoint {
     Welford ks;
     for (const auto& e : ev) {
       pooled.insert(pooled.end(), e.data(), e.data() + e.size());
-      ks.add(ks_statistic(std::vector<double>(e.data(), e.data() + e.size()), [&](double x) { return mp.cdf(x); }));
+      ks.add(mp.ks_distance(std::span<const double>(e.data(), static_cast<std::size_t>(e.size()))));
     }
     const double a = mp.lower_edge(), bb = mp.upper_edge(), margin = 0.08 * (bb - a);
     const double lo = std::max(a - margin, mp.c() > 1.0 ? 0.5 * a : 0.0), hi = bb + margin;
