@@ -14,6 +14,7 @@ inline constexpr int kExitOk = 0, kExitClaimFailed = 1, kExitBadInput = 2, kExit
 void add_list(CLI::App& app, int& exit_code);
 void add_run(CLI::App& app, int& exit_code);
 void add_check(CLI::App& app, int& exit_code);
+void add_spectrum(CLI::App& app, int& exit_code);
 
 /// Directory holding scenarios/ (the source tree when run from a build, else the current directory).
 std::string scenario_dir();

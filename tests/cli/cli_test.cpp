@@ -101,3 +101,34 @@ TEST_CASE("usage errors exit with 2 and --help / --version with 0", "[cli]") {
   CHECK(run("check --only no-such-claim").code == 2);
   CHECK(run("run /nonexistent/x.toml").code == 2);
 }
+
+TEST_CASE("spectrum prints closed forms as CSV", "[cli][spectrum]") {
+  // MP(c = 1/4, 1): edges (1 -+ 1/2)^2 = 0.25 and 2.25, exact in binary.
+  auto r = run("spectrum mp --c 0.25 --points 3");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("# edges: 0.25 2.25") != std::string::npos);
+  CHECK(r.out.find("x,density,cdf\n0.25,0,0\n1.25,") != std::string::npos);
+  // BBP at c = 1/2, ell = 4: limit 4 (1 + 0.5/3) = 14/3, overlap (1 - 1/18)/(1 + 1/6) = 17/21.
+  r = run("spectrum spike --ell 4 --c 0.5");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find(",4.666666666666667,0.809523809523809") != std::string::npos);
+  // TW2 median (Bornemann 2010: -1.8039...); the quantile row has the 0.5 probability first.
+  r = run("spectrum tw --beta 2 --quantile 0.5");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("0.5,-1.80") != std::string::npos);
+}
+
+TEST_CASE("spectrum rejects bad input with exit code 2 and writes nothing", "[cli][spectrum]") {
+  const fs::path out = scratch("ds_bad.csv");
+  fs::remove(out);
+  auto r = run("spectrum ds --atoms 0,2 --weights 0.5,0.4 -o " + out.string());
+  CHECK(r.code == 2);
+  CHECK(r.out.find("--weights") != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+  r = run("spectrum ds --atoms 1,2 --weights 0.5,0.5 --c 2");  // c > 1 needs mass >= 1/2 at 0
+  CHECK(r.code == 2);
+  CHECK(r.out.find("1 - 1/c") != std::string::npos);
+  CHECK(run("spectrum tw --beta 3").code == 2);
+  CHECK(run("spectrum mp --c -1").code == 2);
+  CHECK(run("spectrum tw --beta 2 --convention unscaled").code == 2);
+}

@@ -7,6 +7,7 @@
 
 #include "moelab/core/error.hpp"
 #include "moelab/noisy/bayes.hpp"
+#include "moelab/spectra/dozier_silverstein.hpp"
 #include "moelab/spectra/info_plus_noise.hpp"
 
 namespace moelab::noisy {
@@ -216,6 +217,13 @@ double thm5_dense_rate_printed(const std::vector<double>& lambda_max_per_block,
   const double l_max = *std::max_element(lambda_max_per_block.begin(), lambda_max_per_block.end());
   const double l_min = *std::min_element(lambda_min_per_block.begin(), lambda_min_per_block.end());
   return thm5_rate_printed(l_max, l_min, c, sigma2);
+}
+
+double thm5_rate_exact(const std::vector<double>& atoms, const std::vector<double>& weights, double c, double sigma2) {
+  const spectra::DozierSilverstein law(atoms, weights, c, sigma2);
+  const auto support = law.support();
+  MOELAB_EXPECT(!support.empty(), "Dozier-Silverstein support not found");
+  return 1.0 - support.front().lower / support.back().upper;
 }
 
 double gd_contraction_exact(const Eigen::VectorXd& singular_values) {

@@ -41,6 +41,15 @@ double thm4_sparse_risk_printed(const Model& m, const Misroute& r);
 double thm4_dense_risk_exact(const Model& m, const Misroute& r);
 double thm4_sparse_risk_exact(const Model& m, const Misroute& r);
 
+/// Exact large-size limit of the GD contraction 1 - s_min^2 / s_max^2 over the nonzero singular
+/// values of B + W (Loubaton-Vallet convention, spectra/info_plus_noise.hpp) when the signal is full
+/// rank: the squared singular values of B have the limiting law H = sum_j weights_j delta(atoms_j)
+/// on the M x M matrix B B' (include its zero eigenvalues: H({0}) >= 1 - 1/c when c > 1). The noisy
+/// spectrum then has the Dozier-Silverstein limit (spectra/dozier_silverstein.hpp), and the rate is
+/// 1 - lower / upper edge of its continuous part. Thm 5 as printed applies Loubaton-Vallet's
+/// finite-rank spike map to the extreme signal values instead (docs/errata.md).
+double thm5_rate_exact(const std::vector<double>& atoms, const std::vector<double>& weights, double c, double sigma2);
+
 // ---- Theorem 5 (gradient-descent contraction) ----
 /// rho = 1 - lbar_min^2 / lbar_max^2 with lbar^2 = info_plus_noise_spike_limit(l^2, c, sigma2):
 /// the printed rates of Thm 5 for singular values l_max = lambda_1, l_min = lambda_{n/k}.
