@@ -150,29 +150,27 @@ Evidence check_tw(const CheckBudget& b, std::uint64_t seed, int beta) {
 // (threshold 1 + sqrt(1/2) = 1.707), sigma2 = 1.
 constexpr double kSpikeC = 0.5, kSpikeEll = 4.0;
 
-/// Top eigenpairs of the spiked model at each size M (N = M / c), `trials` per size.
-std::vector<std::vector<TopEigenpair>> spike_draws(const std::vector<int>& sizes, std::int64_t trials, double ell,
-                                                   std::uint64_t seed) {
-  std::vector<std::vector<TopEigenpair>> out;
+/// Per size M (N = M / c, `trials` matrices each): the Welford summary of stat(top eigenpair, N)
+/// for the spiked model.
+template <class Stat>
+SizeSeries spike_series(const std::vector<int>& sizes, std::int64_t trials, std::uint64_t seed, Stat stat) {
+  SizeSeries series;
   for (int M : sizes) {
     const int N = static_cast<int>(M / kSpikeC);
-    out.push_back(parallel_map<TopEigenpair>(static_cast<std::size_t>(trials), [&](std::size_t t) {
-      return spiked_top_eigenpair(M, N, {ell}, 1.0, EntryLaw::gaussian, seed + static_cast<std::uint64_t>(M), t);
-    }));
+    const auto draws = parallel_map<TopEigenpair>(static_cast<std::size_t>(trials), [&](std::size_t t) {
+      return spiked_top_eigenpair(M, N, {kSpikeEll}, 1.0, EntryLaw::gaussian, seed + static_cast<std::uint64_t>(M), t);
+    });
+    Welford w;
+    for (const auto& d : draws) w.add(stat(d, static_cast<double>(N)));
+    series.n.push_back(N), series.value.push_back(w);
   }
-  return out;
+  return series;
 }
 
 Evidence check_spike_limit(const CheckBudget& b, std::uint64_t seed) {
   const auto sizes = b.pick(std::vector<int>{50, 100, 200, 400}, std::vector<int>{50, 100, 200, 400, 800});
   const std::int64_t trials = b.pick<std::int64_t>(200, 800);
-  const auto draws = spike_draws(sizes, trials, kSpikeEll, seed);
-  SizeSeries top;
-  for (std::size_t i = 0; i < sizes.size(); ++i) {
-    Welford w;
-    for (const auto& d : draws[i]) w.add(d.value);
-    top.n.push_back(sizes[i] / kSpikeC), top.value.push_back(w);
-  }
+  const SizeSeries top = spike_series(sizes, trials, seed, [](const TopEigenpair& d, double) { return d.value; });
   const double limit = spiked_eigenvalue_limit(kSpikeEll, kSpikeC, 1.0);
   Evidence e;
   e.printed = claims::intercept_test("extrapolated (L + a/N) top eigenvalue vs sigma2 ell (1 + c/(ell - 1))", top, {inv}, limit);
@@ -185,15 +183,10 @@ Evidence check_spike_limit(const CheckBudget& b, std::uint64_t seed) {
 Evidence check_spike_fluctuation(const CheckBudget& b, std::uint64_t seed) {
   const auto sizes = b.pick(std::vector<int>{25, 50, 100, 200}, std::vector<int>{25, 50, 100, 200, 400});
   const std::int64_t trials = b.pick<std::int64_t>(2000, 6000);
-  const auto draws = spike_draws(sizes, trials, kSpikeEll, seed);
   const double rho = spiked_eigenvalue_limit(kSpikeEll, kSpikeC, 1.0);
-  SizeSeries scaled;
-  for (std::size_t i = 0; i < sizes.size(); ++i) {
-    const double N = sizes[i] / kSpikeC;
-    Welford w;
-    for (const auto& d : draws[i]) w.add(N * (d.value - rho) * (d.value - rho));  // -> v + O(1/N)
-    scaled.n.push_back(N), scaled.value.push_back(w);
-  }
+  // N (lambda_hat - rho)^2 has mean v + O(1/N) (the bias of lambda_hat is O(1/N)).
+  const SizeSeries scaled =
+      spike_series(sizes, trials, seed, [rho](const TopEigenpair& d, double N) { return N * (d.value - rho) * (d.value - rho); });
   const double v = spiked_fluctuation_variance(kSpikeEll, kSpikeC, 1.0, GaussianField::real);
   const double v_complex = spiked_fluctuation_variance(kSpikeEll, kSpikeC, 1.0, GaussianField::complex);
   Evidence e;
@@ -207,13 +200,7 @@ Evidence check_spike_fluctuation(const CheckBudget& b, std::uint64_t seed) {
 Evidence check_spike_overlap(const CheckBudget& b, std::uint64_t seed) {
   const auto sizes = b.pick(std::vector<int>{50, 100, 200, 400}, std::vector<int>{50, 100, 200, 400, 800});
   const std::int64_t trials = b.pick<std::int64_t>(200, 800);
-  const auto draws = spike_draws(sizes, trials, kSpikeEll, seed);
-  SizeSeries overlap;
-  for (std::size_t i = 0; i < sizes.size(); ++i) {
-    Welford w;
-    for (const auto& d : draws[i]) w.add(d.overlap2);
-    overlap.n.push_back(sizes[i] / kSpikeC), overlap.value.push_back(w);
-  }
+  const SizeSeries overlap = spike_series(sizes, trials, seed, [](const TopEigenpair& d, double) { return d.overlap2; });
   const double limit = spiked_eigenvector_overlap(kSpikeEll, kSpikeC);
   const double naive = 1.0 - kSpikeC / ((kSpikeEll - 1.0) * (kSpikeEll - 1.0));
   Evidence e;
