@@ -132,3 +132,31 @@ TEST_CASE("spectrum rejects bad input with exit code 2 and writes nothing", "[cl
   CHECK(run("spectrum mp --c -1").code == 2);
   CHECK(run("spectrum tw --beta 2 --convention unscaled").code == 2);
 }
+
+TEST_CASE("spectra studies run from a scenario and reject bad parameters", "[cli][spectrum]") {
+  const fs::path toml = scratch("esd.toml"), out = scratch("esd.csv");
+  fs::remove(out);
+  std::ofstream(toml) << "study = \"spectra.esd\"\n[params]\nM = 20\nc = 0.5\nlaw = \"rademacher\"\nbins = 10\n"
+                      << "[monte_carlo]\ntrials = 3\nseed = 1\n";
+  auto r = run("run " + toml.string() + " -o " + out.string());
+  REQUIRE(r.code == 0);
+  const std::string csv = slurp(out);
+  CHECK(csv.find("c,M,N,law,x,empirical_density,limit_bin_density,limit_density,ks_distance_mean,trials") != std::string::npos);
+  CHECK(csv.find("0.5,20,40,rademacher,") != std::string::npos);
+
+  const fs::path bad = scratch("bad_spectra.toml"), bad_out = scratch("bad_spectra.csv");
+  fs::remove(bad_out);
+  std::ofstream(bad) << "study = \"spectra.esd\"\n[params]\nM = 20\nc = 0.5\nN = 40\n";
+  r = run("run " + bad.string() + " -o " + bad_out.string());
+  CHECK(r.code == 2);
+  CHECK(r.out.find("params.N") != std::string::npos);
+  std::ofstream(bad) << "study = \"spectra.tw\"\n[params]\nn = 40\np = 20\nbeta = 3\n";
+  r = run("run " + bad.string() + " -o " + bad_out.string());
+  CHECK(r.code == 2);
+  CHECK(r.out.find("params.beta") != std::string::npos);
+  std::ofstream(bad) << "study = \"spectra.spike\"\n[params]\nM = 20\nc = 0.5\nell = 4\nlaw = \"cauchy\"\n";
+  r = run("run " + bad.string() + " -o " + bad_out.string());
+  CHECK(r.code == 2);
+  CHECK(r.out.find("params.law") != std::string::npos);
+  CHECK_FALSE(fs::exists(bad_out));
+}
