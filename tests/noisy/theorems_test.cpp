@@ -477,3 +477,15 @@ TEST_CASE("the dense excess coefficient is fast for d = 1000", "[noisy][excess][
 #endif
   }
 }
+
+TEST_CASE("the exact Thm 5 rate reduces to the Marchenko-Pastur edge ratio without signal", "[noisy][thm5]") {
+  // H = delta_0: the spectrum of W W' is MP(c, sigma2), so the rate is 1 - (1 - sqrt c)^2 / (1 + sqrt c)^2.
+  const double c = GENERATE(0.25, 0.5);
+  const double expected = 1.0 - std::pow(1.0 - std::sqrt(c), 2) / std::pow(1.0 + std::sqrt(c), 2);
+  // The support edges come from a root search on the Dozier-Silverstein map (accuracy ~1e-12 relative).
+  CHECK_THAT(nz::thm5_rate_exact({0.0}, {1.0}, c, 1.7), WithinRel(expected, 1e-9));
+  // A signal raises the top edge more than the bottom one: the rate grows, and stays below 1.
+  const double with_signal = nz::thm5_rate_exact({0.0, 9.0}, {0.5, 0.5}, c, 1.7);
+  CHECK(with_signal > expected);
+  CHECK(with_signal < 1.0);
+}
