@@ -6,7 +6,7 @@
 // domain points); samples S, S' of m iid points each. Trial t draws from RandomStream(seed, tag, t)
 // (uniforms only: S from indices [0, m), S' from [m, 2m), Rademacher signs from [2m, 3m), the
 // replaced point of Lemma 11 from [3m, 3m + 2)); trials run in parallel and are reduced in index order.
-// The tag is StreamTag::property_test until a dedicated tag is registered (kBoundsStreamTag).
+// Stream tag: StreamTag::bounds (kBoundsStreamTag).
 //
 // Every inequality "E[lhs] <= E[rhs]" is reported as an InequalityCheck over paired per-trial values:
 // the verdict is a one-sided t-test of H0: E[lhs - rhs] <= 0; a small p_violation rejects the bound.
@@ -22,8 +22,8 @@
 
 namespace moelab::bounds {
 
-/// Stream of all lemma checks (placeholder until the lead registers a `bounds` tag).
-inline constexpr StreamTag kBoundsStreamTag = StreamTag::property_test;
+/// Stream of all lemma checks.
+inline constexpr StreamTag kBoundsStreamTag = StreamTag::bounds;
 
 /// One inequality lhs <= rhs, estimated over `trials` paired trials (or exact, see `exact`).
 struct InequalityCheck {

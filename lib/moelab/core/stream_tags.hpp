@@ -16,6 +16,10 @@ enum class StreamTag : std::uint32_t {
   gd_init = 7,            // gradient-descent start / signal bases
   orthogonal_basis = 8,   // random orthogonal matrices
   tridiagonal = 9,        // chi variates of the Dumitriu-Edelman tridiagonal models
+  bounds = 10,            // learning-theory checks: samples, Rademacher signs, hypotheses
+  routing_vectors = 11,   // routing vectors r_1..r_m (granularity paper) and random routers
+  routing_points = 12,    // inputs x whose routing region is looked up
+  routing_experts = 13,   // random constant experts u_j (granularity Lemma 3.3 / A.8)
   property_test = 100,    // tests only
 };
 
