@@ -19,22 +19,9 @@ namespace {
 bool kept(const mb::InequalityCheck& c) { return c.exact ? c.excess <= 0.0 : c.excess < 3.0 * c.excess_se; }
 bool rejected(const mb::InequalityCheck& c) { return c.exact ? c.excess > 0.0 : c.excess > 4.0 * c.excess_se; }
 
-Eigen::VectorXd uniform_domain(int n) { return Eigen::VectorXd::Constant(n, 1.0 / n); }
-
-// Threshold class on {0..n-1}: h_t(x) = 1[x < t], t = 0..n (n + 1 functions).
-Eigen::MatrixXd thresholds(int n) {
-  Eigen::MatrixXd v(n + 1, n);
-  for (int t = 0; t <= n; ++t)
-    for (int x = 0; x < n; ++x) v(t, x) = x < t ? 1.0 : 0.0;
-  return v;
-}
-
-// Partition gate on {0..n-1}: all weight on expert x mod T.
-Eigen::MatrixXd partition_gate(int T, int n) {
-  Eigen::MatrixXd g = Eigen::MatrixXd::Zero(T, n);
-  for (int x = 0; x < n; ++x) g(x % T, x) = 1.0;
-  return g;
-}
+using mb::partition_gate;
+using mb::uniform_domain;
+Eigen::MatrixXd thresholds(int n) { return mb::threshold_class(n); }
 
 }  // namespace
 

@@ -12,6 +12,21 @@
 
 namespace moelab::bounds {
 
+Eigen::VectorXd uniform_domain(int n) { return Eigen::VectorXd::Constant(n, 1.0 / n); }
+
+Eigen::MatrixXd threshold_class(int n) {
+  Eigen::MatrixXd v(n + 1, n);
+  for (int t = 0; t <= n; ++t)
+    for (int x = 0; x < n; ++x) v(t, x) = x < t ? 1.0 : 0.0;
+  return v;
+}
+
+Eigen::MatrixXd partition_gate(int T, int n) {
+  Eigen::MatrixXd g = Eigen::MatrixXd::Zero(T, n);
+  for (int x = 0; x < n; ++x) g(x % T, x) = 1.0;
+  return g;
+}
+
 namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();

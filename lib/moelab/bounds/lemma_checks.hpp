@@ -25,6 +25,14 @@ namespace moelab::bounds {
 /// Stream of all lemma checks.
 inline constexpr StreamTag kBoundsStreamTag = StreamTag::bounds;
 
+/// Example classes used by the tests, claims and docs (domain {0, ..., n-1}):
+/// the uniform distribution on the domain;
+Eigen::VectorXd uniform_domain(int n);
+/// the n + 1 thresholds h_t(x) = 1[x < t], t = 0..n, as an (n + 1) x n matrix;
+Eigen::MatrixXd threshold_class(int n);
+/// the partition gate: all weight on expert x mod T (T x n).
+Eigen::MatrixXd partition_gate(int T, int n);
+
 /// One inequality lhs <= rhs, estimated over `trials` paired trials (or exact, see `exact`).
 struct InequalityCheck {
   double lhs;          ///< mean of the left side (or its maximum when exact)

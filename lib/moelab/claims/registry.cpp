@@ -1,8 +1,11 @@
 #include <fnmatch.h>
 
+#include "moelab/bounds/bounds_claims.hpp"
 #include "moelab/claims/claim.hpp"
 #include "moelab/core/error.hpp"
 #include "moelab/noisy/noisy_claims.hpp"
+#include "moelab/scaling/scaling_claims.hpp"
+#include "moelab/sparsity/sparsity_claims.hpp"
 #include "moelab/spectra/spectra_claims.hpp"
 
 namespace moelab::claims {
@@ -48,6 +51,9 @@ const Registry& registry() {
     Registry reg;
     noisy::register_noisy_claims(reg);
     spectra::register_spectra_claims(reg);
+    bounds::register_bounds_claims(reg);
+    sparsity::register_sparsity_claims(reg);
+    scaling::register_scaling_claims(reg);
     return reg;
   }();
   return r;
