@@ -22,7 +22,11 @@ DEFAULT_SCENARIOS ?= scenarios/noisy_thm2_robustness.toml \
                      scenarios/noisy_qda_router.toml \
                      scenarios/spectra_mp_density.toml \
                      scenarios/spectra_spike_transition.toml \
-                     scenarios/spectra_tw_wishart.toml
+                     scenarios/spectra_tw_wishart.toml \
+                     scenarios/bounds_theorem1_terms.toml \
+                     scenarios/bounds_pattern_counts.toml \
+                     scenarios/sparsity_kstar_regimes.toml \
+                     scenarios/scaling_compute_optimal.toml
 
 DEB_PACKAGES := libeigen3-dev libboost-dev libfmt-dev catch2 libcli11-dev libtomlplusplus-dev \
                 cmake ninja-build g++ gnuplot-nox

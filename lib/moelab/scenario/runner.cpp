@@ -10,23 +10,28 @@
 
 namespace moelab {
 
-CsvTable run_scenario(const Scenario& sc, const McBudget& budget) {
+std::pair<const Study*, std::vector<std::unique_ptr<PreparedPoint>>> prepare_scenario(const Scenario& sc,
+                                                                                      const McBudget& budget) {
   const Study* study = find_study(sc.study);
   if (!study) {
     std::string known;
     for (const auto& s : studies()) known += (known.empty() ? "" : ", ") + s->name();
     throw InputError(sc.path, 0, "study", fmt::format("unknown study '{}' (known: {})", sc.study, known));
   }
-  // Validate everything first: a bad value at the last sweep point must not cost a long run.
-  const auto points = sc.points();
   std::vector<std::unique_ptr<PreparedPoint>> prepared;
-  std::size_t work = 0;
-  for (const auto& pt : points) {
+  for (const auto& pt : sc.points()) {
     const ParamView view(pt.table, sc.path);
     prepared.push_back(study->prepare(view, budget));
     view.check_all_used();
-    work += prepared.back()->work();
   }
+  return {study, std::move(prepared)};
+}
+
+CsvTable run_scenario(const Scenario& sc, const McBudget& budget) {
+  // Validate everything first: a bad value at the last sweep point must not cost a long run.
+  auto [study, prepared] = prepare_scenario(sc, budget);
+  std::size_t work = 0;
+  for (const auto& p : prepared) work += p->work();
   CsvTable t;
   t.add_metadata("tool", fmt::format("moelab {}", kVersion));
   t.add_metadata("scenario", sc.path);

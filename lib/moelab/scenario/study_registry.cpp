@@ -1,5 +1,8 @@
+#include "moelab/bounds/bounds_studies.hpp"
 #include "moelab/noisy/noisy_studies.hpp"
+#include "moelab/scaling/scaling_studies.hpp"
 #include "moelab/scenario/study.hpp"
+#include "moelab/sparsity/sparsity_studies.hpp"
 #include "moelab/spectra/spectra_studies.hpp"
 
 namespace moelab {
@@ -9,6 +12,9 @@ const std::vector<std::unique_ptr<Study>>& studies() {
     std::vector<std::unique_ptr<Study>> s;
     noisy::add_noisy_studies(s);
     spectra::add_spectra_studies(s);
+    bounds::add_bounds_studies(s);
+    sparsity::add_sparsity_studies(s);
+    scaling::add_scaling_studies(s);
     return s;
   }();
   return all;
