@@ -26,16 +26,9 @@ struct SpectrumOptions {
   int points = 201;
 };
 
-void emit(const CsvTable& t, const SpectrumOptions& o) {
-  if (o.out.empty()) {
-    std::fputs(t.to_string().c_str(), stdout);
-  } else {
-    write_file_atomic(o.out, t.to_string());
-    fmt::print(stderr, "wrote {} ({} rows)\n", o.out, t.rows.size());
-  }
-}
+void emit(const CsvTable& t, const SpectrumOptions& o) { emit_csv(t, o.out); }
 
-[[noreturn]] void bad(const std::string& key, const std::string& reason) { throw InputError("command line", 0, key, reason); }
+[[noreturn]] void bad(const std::string& key, const std::string& reason) { bad_option(key, reason); }
 
 void add_common(CLI::App* cmd, SpectrumOptions& o, bool grid) {
   cmd->add_option("-o,--output", o.out, "write the CSV here (atomically) instead of stdout");
@@ -43,6 +36,17 @@ void add_common(CLI::App* cmd, SpectrumOptions& o, bool grid) {
 }
 
 }  // namespace
+
+void emit_csv(const CsvTable& t, const std::string& out) {
+  if (out.empty()) {
+    std::fputs(t.to_string().c_str(), stdout);
+  } else {
+    write_file_atomic(out, t.to_string());
+    fmt::print(stderr, "wrote {} ({} rows)\n", out, t.rows.size());
+  }
+}
+
+void bad_option(const std::string& key, const std::string& reason) { throw InputError("command line", 0, key, reason); }
 
 void add_spectrum(CLI::App& app, int& exit_code) {
   auto* root = app.add_subcommand("spectrum", "Closed-form random-matrix laws (MP, TW, spikes, Dozier-Silverstein) as CSV");

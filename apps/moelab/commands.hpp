@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "moelab/core/csv.hpp"
+
 namespace moelab::cli {
 
 inline constexpr int kExitOk = 0, kExitClaimFailed = 1, kExitBadInput = 2, kExitRuntime = 3;
@@ -15,6 +17,13 @@ void add_list(CLI::App& app, int& exit_code);
 void add_run(CLI::App& app, int& exit_code);
 void add_check(CLI::App& app, int& exit_code);
 void add_spectrum(CLI::App& app, int& exit_code);
+void add_bound(CLI::App& app, int& exit_code);
+void add_kstar(CLI::App& app, int& exit_code);
+
+/// Writes `t` to stdout, or atomically to `out` (and says so on stderr) when `out` is not empty.
+void emit_csv(const CsvTable& t, const std::string& out);
+/// Throws InputError("command line", key, reason): exit code 2 with one message naming the option.
+[[noreturn]] void bad_option(const std::string& key, const std::string& reason);
 
 /// Directory holding scenarios/ (the source tree when run from a build, else the current directory).
 std::string scenario_dir();

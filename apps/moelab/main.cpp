@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   cli::add_run(app, exit_code);
   cli::add_check(app, exit_code);
   cli::add_spectrum(app, exit_code);
+  cli::add_bound(app, exit_code);
+  cli::add_kstar(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -2,6 +2,8 @@
 // "no partial output" on bad input.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -159,4 +161,51 @@ TEST_CASE("spectra studies run from a scenario and reject bad parameters", "[cli
   CHECK(r.code == 2);
   CHECK(r.out.find("params.law") != std::string::npos);
   CHECK_FALSE(fs::exists(bad_out));
+}
+
+namespace {
+/// The last field of the first CSV line of `out` that starts with `prefix`.
+double last_field(const std::string& out, const std::string& prefix) {
+  const auto at = out.find("\n" + prefix);
+  REQUIRE(at != std::string::npos);
+  const auto end = out.find('\n', at + 1);
+  const auto line = out.substr(at + 1, end - at - 1);
+  return std::stod(line.substr(line.rfind(',') + 1));
+}
+}  // namespace
+
+TEST_CASE("bound and kstar answer one query with its terms, or a grid", "[cli][theory]") {
+  // Theorem 1 as printed with T = k = 1, d_N = 0: 4 C R + 2 sqrt(log(2/delta) / 2m); delta = 2/e, m = 2,
+  // R = 1/4 gives 1 + 2 sqrt(1/4) = 2.
+  auto r = run("bound theorem1 --m 2 --T 1 --k 1 --d-N 0 --rademacher 0.25 --delta 0.7357588823428847");
+  REQUIRE(r.code == 0);
+  CHECK(std::abs(last_field(r.out, "printed,") - 2.0) < 1e-12);
+  CHECK(r.out.find("\nensemble_averaged,") != std::string::npos);
+  // Definition 5 as printed: k* = T always (docs/sparsity.md).
+  r = run("kstar --T 16 --N 3 --m 500");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("\ndefinition5,3,500,2,16,1,1,0.05,16,") != std::string::npos);
+  // A grid is the cartesian product: 2 x 3 rows after the header.
+  r = run("kstar --N 1,2 --m 10,100,1000 --form theorem1");
+  REQUIRE(r.code == 0);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1 + 1 + 6);  // metadata, header, rows
+  // Growth functions: C(4, 0) + C(4, 1) = 5 labelings for VC dimension 1 on 4 points.
+  r = run("bound growth --m 4 --d 1 --labels 2");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find(",1.6094379124341") != std::string::npos);  // log 5
+}
+
+TEST_CASE("bound and kstar reject bad input with exit code 2 and write nothing", "[cli][theory]") {
+  const fs::path out = scratch("kstar_bad.csv");
+  fs::remove(out);
+  auto r = run("kstar --T 8,10.5 -o " + out.string());
+  CHECK(r.code == 2);
+  CHECK(r.out.find("--T") != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+  r = run("bound theorem1 --T 4 --k 5");
+  CHECK(r.code == 2);
+  CHECK(r.out.find("--k") != std::string::npos);
+  CHECK(run("bound covering --delta 2").code == 2);
+  CHECK(run("bound patterns --T 65").code == 2);
+  CHECK(run("kstar --form nonsense").code == 2);
 }

@@ -20,22 +20,8 @@ class Theorem1Point : public PreparedPoint {
   explicit Theorem1Point(Theorem1Params p) : p_(p) {}
   std::size_t work() const override { return 1; }
   std::vector<CsvRow> run(const McBudget&, Progress& progress) override {
-    std::vector<CsvRow> rows;
-    auto add = [&](const char* form, const Theorem1Terms& t) {
-      rows.push_back({std::string(form), p_.m, p_.T, p_.k, p_.N, p_.d_N, p_.C, p_.rademacher, p_.delta, t.rademacher_term,
-                      t.log_growth_routing, t.log_growth_sample, t.log_confidence, t.denominator, t.deviation_term, t.total});
-    };
-    add("printed", theorem1_printed(p_));
-    add("eq17", theorem1_eq17(p_));
-    add("derived", theorem1_derived(p_));
-    const auto ens = naive_ensemble_printed(p_.T, p_.rademacher, p_.m, p_.delta);
-    const auto avg = naive_ensemble_derived(p_.C, p_.T, p_.rademacher, p_.m, p_.delta, true);
-    const double nan = std::nan("");
-    for (const auto& [form, e] : {std::pair{"ensemble_printed", ens}, std::pair{"ensemble_averaged", avg}})
-      rows.push_back({std::string(form), p_.m, p_.T, p_.k, p_.N, p_.d_N, p_.C, p_.rademacher, p_.delta, e.rademacher_term, nan, nan,
-                      nan, nan, e.deviation_term, e.total});
     progress.advance();
-    return rows;
+    return theorem1_rows(p_);
   }
 
  private:
@@ -48,10 +34,7 @@ class Theorem1Study : public Study {
   std::string summary() const override {
     return "Theorem 1 of the compositional paper term by term (printed, Eq. 17, derived) and the naive-ensemble rate";
   }
-  std::vector<std::string> columns() const override {
-    return {"form", "m", "T", "k", "N", "d_N", "C", "rademacher", "delta", "rademacher_term", "log_growth_routing",
-            "log_growth_sample", "log_confidence", "denominator", "deviation_term", "total"};
-  }
+  std::vector<std::string> columns() const override { return theorem1_columns(); }
   std::unique_ptr<PreparedPoint> prepare(const ParamView& v, const McBudget&) const override {
     return std::make_unique<Theorem1Point>(read_theorem1_params(v));
   }
@@ -65,9 +48,7 @@ class PatternsPoint : public PreparedPoint {
   std::vector<CsvRow> run(const McBudget& b, Progress& progress) override {
     const auto r = count_routing_patterns(p_, b.seed);
     progress.advance();
-    return {{std::int64_t{p_.m}, std::int64_t{p_.d}, std::int64_t{p_.T}, std::int64_t{p_.k}, static_cast<std::int64_t>(r.routers),
-             static_cast<std::int64_t>(r.distinct_patterns), static_cast<std::int64_t>(r.distinct_masks), r.log_patterns,
-             r.sample_limited, r.d_N, r.log_eq13_bound, r.log_arrangement_bound, r.log_all_patterns}};
+    return {pattern_row(p_, r)};
   }
 
  private:
@@ -80,10 +61,7 @@ class PatternsStudy : public Study {
   std::string summary() const override {
     return "distinct top-k routing patterns of random linear routers on m points vs Eq. 13 (Natarajan) and the arrangement bound";
   }
-  std::vector<std::string> columns() const override {
-    return {"m", "d", "T", "k", "routers", "distinct_patterns", "distinct_masks", "log_patterns", "sample_limited", "d_N",
-            "log_eq13_bound", "log_arrangement_bound", "log_all_patterns"};
-  }
+  std::vector<std::string> columns() const override { return pattern_columns(); }
   std::unique_ptr<PreparedPoint> prepare(const ParamView& v, const McBudget& b) const override {
     PatternCountParams p;
     p.m = static_cast<int>(v.get_int_at_least("params.m", 1));
@@ -100,6 +78,40 @@ class PatternsStudy : public Study {
 };
 
 }  // namespace
+
+std::vector<std::string> theorem1_columns() {
+  return {"form", "m", "T", "k", "N", "d_N", "C", "rademacher", "delta", "rademacher_term", "log_growth_routing",
+          "log_growth_sample", "log_confidence", "denominator", "deviation_term", "total"};
+}
+
+std::vector<CsvRow> theorem1_rows(const Theorem1Params& p) {
+  std::vector<CsvRow> rows;
+  auto head = [&](const char* form) { return CsvRow{std::string(form), p.m, p.T, p.k, p.N, p.d_N, p.C, p.rademacher, p.delta}; };
+  auto add = [&](const char* form, std::initializer_list<double> terms) {
+    auto row = head(form);
+    for (double x : terms) row.push_back(x);
+    rows.push_back(std::move(row));
+  };
+  for (const auto& [form, t] : {std::pair{"printed", theorem1_printed(p)}, std::pair{"eq17", theorem1_eq17(p)},
+                                std::pair{"derived", theorem1_derived(p)}})
+    add(form, {t.rademacher_term, t.log_growth_routing, t.log_growth_sample, t.log_confidence, t.denominator, t.deviation_term, t.total});
+  const double nan = std::nan("");
+  for (const auto& [form, e] : {std::pair{"ensemble_printed", naive_ensemble_printed(p.T, p.rademacher, p.m, p.delta)},
+                                std::pair{"ensemble_averaged", naive_ensemble_derived(p.C, p.T, p.rademacher, p.m, p.delta, true)}})
+    add(form, {e.rademacher_term, nan, nan, nan, nan, e.deviation_term, e.total});
+  return rows;
+}
+
+std::vector<std::string> pattern_columns() {
+  return {"m", "d", "T", "k", "routers", "distinct_patterns", "distinct_masks", "log_patterns", "sample_limited", "d_N",
+          "log_eq13_bound", "log_arrangement_bound", "log_all_patterns"};
+}
+
+CsvRow pattern_row(const PatternCountParams& p, const PatternCount& r) {
+  return {std::int64_t{p.m}, std::int64_t{p.d}, std::int64_t{p.T}, std::int64_t{p.k}, static_cast<std::int64_t>(r.routers),
+          static_cast<std::int64_t>(r.distinct_patterns), static_cast<std::int64_t>(r.distinct_masks), r.log_patterns,
+          r.sample_limited, r.d_N, r.log_eq13_bound, r.log_arrangement_bound, r.log_all_patterns};
+}
 
 Theorem1Params read_theorem1_params(const ParamView& v) {
   Theorem1Params p;

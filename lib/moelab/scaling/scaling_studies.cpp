@@ -63,10 +63,8 @@ class CoveringPoint : public PreparedPoint {
   CoveringPoint(CoveringParams p, double delta) : p_(p), delta_(delta) {}
   std::size_t work() const override { return 1; }
   std::vector<CsvRow> run(const McBudget&, Progress& progress) override {
-    const auto b = covering_number_bound(p_, delta_);
     progress.advance();
-    return {{delta_, p_.P_attn, p_.P_exp, p_.L, p_.k, p_.M, p_.ell, b.active_parameters, b.log_scale, b.parameter_entropy,
-             b.routing_overhead, routing_overhead_exact(p_), b.total}};
+    return {covering_row(p_, delta_)};
   }
 
  private:
@@ -78,10 +76,7 @@ class CoveringStudy : public Study {
  public:
   std::string name() const override { return "scaling.covering"; }
   std::string summary() const override { return "the terms of the MoE covering-number bound (scaling Lemma 3.7) and the exact routing count"; }
-  std::vector<std::string> columns() const override {
-    return {"delta", "P_attn", "P_exp", "L", "k", "M", "ell", "active_parameters", "log_scale", "parameter_entropy",
-            "routing_overhead", "routing_overhead_exact", "total"};
-  }
+  std::vector<std::string> columns() const override { return covering_columns(); }
   std::unique_ptr<PreparedPoint> prepare(const ParamView& v, const McBudget&) const override {
     CoveringParams p;
     p.P_attn = v.get_nonnegative("params.P_attn", 0.0);
@@ -102,6 +97,17 @@ class CoveringStudy : public Study {
 };
 
 }  // namespace
+
+std::vector<std::string> covering_columns() {
+  return {"delta", "P_attn", "P_exp", "L", "k", "M", "ell", "active_parameters", "log_scale", "parameter_entropy",
+          "routing_overhead", "routing_overhead_exact", "total"};
+}
+
+CsvRow covering_row(const CoveringParams& p, double delta) {
+  const auto b = covering_number_bound(p, delta);
+  return {delta, p.P_attn, p.P_exp, p.L, p.k, p.M, p.ell, b.active_parameters, b.log_scale, b.parameter_entropy,
+          b.routing_overhead, routing_overhead_exact(p), b.total};
+}
 
 void add_scaling_studies(std::vector<std::unique_ptr<Study>>& out) {
   out.push_back(std::make_unique<ComputeOptimalStudy>());

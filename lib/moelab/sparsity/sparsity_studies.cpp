@@ -26,14 +26,8 @@ class KStarPoint_ : public PreparedPoint {
   KStarPoint_(TradeoffParams p, EstimationForm f) : p_(p), f_(f) {}
   std::size_t work() const override { return 1; }
   std::vector<CsvRow> run(const McBudget&, Progress& progress) override {
-    const auto i = integer_k_star(p_, f_);
-    const auto r = real_k_star(p_, f_);
-    auto row = param_cells(p_, f_);
-    for (CsvCell c : {CsvCell{i.k}, CsvCell{i.error}, CsvCell{r.k}, CsvCell{r.error}, CsvCell{std::int64_t{r.at_boundary}},
-                      CsvCell{approximation_error(static_cast<double>(i.k), p_)}, CsvCell{estimation_error(static_cast<double>(i.k), p_, f_)}})
-      row.push_back(c);
     progress.advance();
-    return {row};
+    return {kstar_row(p_, f_)};
   }
 
  private:
@@ -45,10 +39,7 @@ class KStarStudy : public Study {
  public:
   std::string name() const override { return "sparsity.kstar"; }
   std::string summary() const override { return "optimal number of active experts k* (integer and real) of the compositional trade-off"; }
-  std::vector<std::string> columns() const override {
-    return with_params({"k_star", "error_at_k_star", "k_star_real", "error_at_k_star_real", "real_at_boundary",
-                        "approximation_at_k_star", "estimation_at_k_star"});
-  }
+  std::vector<std::string> columns() const override { return kstar_columns(); }
   std::unique_ptr<PreparedPoint> prepare(const ParamView& v, const McBudget&) const override {
     const auto f = read_estimation_form(v);
     return std::make_unique<KStarPoint_>(read_tradeoff_params(v), f);
@@ -61,18 +52,8 @@ class TradeoffPoint : public PreparedPoint {
   TradeoffPoint(TradeoffParams p, EstimationForm f) : p_(p), f_(f) {}
   std::size_t work() const override { return 1; }
   std::vector<CsvRow> run(const McBudget&, Progress& progress) override {
-    std::vector<CsvRow> rows;
-    const auto best = integer_k_star(p_, f_).k;
-    for (std::int64_t k = 1; k <= p_.T; ++k) {
-      const double kd = static_cast<double>(k);
-      auto row = param_cells(p_, f_);
-      for (CsvCell c : {CsvCell{k}, CsvCell{approximation_error(kd, p_)}, CsvCell{estimation_error(kd, p_, f_)},
-                        CsvCell{total_error(kd, p_, f_)}, CsvCell{std::int64_t{k == best}}})
-        row.push_back(c);
-      rows.push_back(std::move(row));
-    }
     progress.advance();
-    return rows;
+    return tradeoff_rows(p_, f_);
   }
 
  private:
@@ -84,9 +65,7 @@ class TradeoffStudy : public Study {
  public:
   std::string name() const override { return "sparsity.tradeoff"; }
   std::string summary() const override { return "E_approx, E_est and their sum for k = 1..T (compositional Sec. 4.3)"; }
-  std::vector<std::string> columns() const override {
-    return with_params({"k", "approximation", "estimation", "total", "is_k_star"});
-  }
+  std::vector<std::string> columns() const override { return tradeoff_columns(); }
   std::unique_ptr<PreparedPoint> prepare(const ParamView& v, const McBudget&) const override {
     const auto p = read_tradeoff_params(v);
     if (p.T > 1000000) v.fail("params.T", fmt::format("writes one row per k: at most 1e6, got {}", p.T));
@@ -95,6 +74,38 @@ class TradeoffStudy : public Study {
 };
 
 }  // namespace
+
+std::vector<std::string> kstar_columns() {
+  return with_params({"k_star", "error_at_k_star", "k_star_real", "error_at_k_star_real", "real_at_boundary",
+                      "approximation_at_k_star", "estimation_at_k_star"});
+}
+
+CsvRow kstar_row(const TradeoffParams& p, EstimationForm f) {
+  const auto i = integer_k_star(p, f);
+  const auto r = real_k_star(p, f);
+  auto row = param_cells(p, f);
+  const double k = static_cast<double>(i.k);
+  for (CsvCell c : {CsvCell{i.k}, CsvCell{i.error}, CsvCell{r.k}, CsvCell{r.error}, CsvCell{std::int64_t{r.at_boundary}},
+                    CsvCell{approximation_error(k, p)}, CsvCell{estimation_error(k, p, f)}})
+    row.push_back(c);
+  return row;
+}
+
+std::vector<std::string> tradeoff_columns() { return with_params({"k", "approximation", "estimation", "total", "is_k_star"}); }
+
+std::vector<CsvRow> tradeoff_rows(const TradeoffParams& p, EstimationForm f) {
+  std::vector<CsvRow> rows;
+  const auto best = integer_k_star(p, f).k;
+  for (std::int64_t k = 1; k <= p.T; ++k) {
+    const double kd = static_cast<double>(k);
+    auto row = param_cells(p, f);
+    for (CsvCell c : {CsvCell{k}, CsvCell{approximation_error(kd, p)}, CsvCell{estimation_error(kd, p, f)},
+                      CsvCell{total_error(kd, p, f)}, CsvCell{std::int64_t{k == best}}})
+      row.push_back(c);
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
 
 const char* to_string(EstimationForm f) {
   switch (f) {

@@ -16,4 +16,10 @@ TradeoffParams read_tradeoff_params(const ParamView& v);
 /// params.form: "definition5" (default), "definition5_e" or "theorem1".
 EstimationForm read_estimation_form(const ParamView& v);
 const char* to_string(EstimationForm f);
+/// Rows shared by the studies and `moelab kstar`: k* at one point (one row), and the trade-off curve
+/// k = 1..T (T rows), each prefixed by the parameters.
+std::vector<std::string> kstar_columns();
+CsvRow kstar_row(const TradeoffParams& p, EstimationForm f);
+std::vector<std::string> tradeoff_columns();
+std::vector<CsvRow> tradeoff_rows(const TradeoffParams& p, EstimationForm f);
 }

@@ -1,0 +1,251 @@
+// `moelab bound` and `moelab kstar`: the learning-theory closed forms of bounds/, sparsity/ and scaling/
+// as CSV. Every numeric option takes one value or a comma-separated list; the rows are the cartesian
+// product of the lists (first option slowest), so one query prints one row with all its terms and a grid
+// prints a table. Formulas and conventions: docs/bounds.md, docs/sparsity.md.
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "moelab/bounds/bounds_studies.hpp"
+#include "moelab/bounds/generalization.hpp"
+#include "moelab/bounds/growth.hpp"
+#include "moelab/bounds/pattern_counts.hpp"
+#include "moelab/scaling/covering_number.hpp"
+#include "moelab/scaling/scaling_studies.hpp"
+#include "moelab/sparsity/optimal_sparsity.hpp"
+#include "moelab/sparsity/sparsity_studies.hpp"
+
+namespace moelab::cli {
+
+namespace {
+
+/// One list-valued option: its name (for messages) and values.
+struct Axis {
+  std::string name;
+  std::vector<double>* values;
+};
+
+/// Calls body(point) for every point of the cartesian product of the axes (first axis slowest).
+void for_each_point(const std::vector<Axis>& axes, const std::function<void(const std::vector<double>&)>& body) {
+  std::vector<std::size_t> idx(axes.size(), 0);
+  std::size_t total = 1;
+  for (const auto& a : axes) total *= a.values->size();
+  if (total > 10000000) bad_option(axes.front().name, fmt::format("the grid has {} points (at most 1e7)", total));
+  std::vector<double> point(axes.size());
+  for (std::size_t n = 0; n < total; ++n) {
+    for (std::size_t j = 0; j < axes.size(); ++j) point[j] = (*axes[j].values)[idx[j]];
+    body(point);
+    for (std::size_t j = axes.size(); j-- > 0;) {
+      if (++idx[j] < axes[j].values->size()) break;
+      idx[j] = 0;
+    }
+  }
+}
+
+CLI::Option* list_option(CLI::App* cmd, const std::string& flag, std::vector<double>& v, const std::string& help) {
+  return cmd->add_option(flag, v, help + " (one value or a comma-separated list)")->delimiter(',')->capture_default_str();
+}
+
+void need(bool ok, const std::string& key, double x, const std::string& domain) {
+  if (!ok || !std::isfinite(x)) bad_option(key, fmt::format("must be {}, got {}", domain, x));
+}
+bool is_int(double x) { return x == std::floor(x); }
+
+}  // namespace
+
+void add_bound(CLI::App& app, int& exit_code) {
+  auto* root = app.add_subcommand("bound", "Generalization bounds of the compositional and scaling papers, term by term (CSV)");
+  root->require_subcommand(1);
+  static std::string out;
+  static std::vector<double> m{10000}, T{64}, k{4}, N{1}, dN{1}, C{1}, R{0.01}, Rs{}, delta{0.05}, wmax{1}, labels{2}, d{1};
+
+  // ---- bound theorem1 ----
+  auto* thm = root->add_subcommand("theorem1", "Theorem 1 (Eq. 5) as printed, with Eq. 17, derived (docs/bounds.md), and the "
+                                                "naive-ensemble rate: one row per form with every term");
+  list_option(thm, "--m", m, "training points, integer >= 1");
+  list_option(thm, "--T", T, "experts, integer >= 1");
+  list_option(thm, "--k", k, "active experts, integer in 1..T");
+  list_option(thm, "--N", N, "tasks, integer >= 1");
+  list_option(thm, "--d-N", dN, "Natarajan dimension of the mask class for N = 1, integer >= 0");
+  list_option(thm, "--C", C, "Lipschitz constant of the loss, > 0");
+  list_option(thm, "--rademacher", R, "R_m(H) of the expert class, >= 0");
+  list_option(thm, "--rademacher-scale", Rs, "instead of --rademacher: R_m(H) = scale / sqrt(m)");
+  list_option(thm, "--delta", delta, "failure probability in (0, 1)");
+  list_option(thm, "--max-gate-weight", wmax, "derived form: largest gate weight in (0, 1] (1/k for uniform weights)");
+  thm->add_option("-o,--output", out, "write the CSV here (atomically) instead of stdout");
+  thm->callback([&exit_code] {
+    const bool scaled = !Rs.empty();
+    std::vector<double>& rad = scaled ? Rs : R;
+    CsvTable t;
+    t.columns = bounds::theorem1_columns();
+    t.add_metadata("source", "compositional paper (arXiv 2410.13964), Theorem 1 / Eq. 5, 17, 18; docs/bounds.md");
+    for_each_point({{"--m", &m}, {"--T", &T}, {"--k", &k}, {"--N", &N}, {"--d-N", &dN}, {"--C", &C},
+                    {scaled ? "--rademacher-scale" : "--rademacher", &rad}, {"--delta", &delta}, {"--max-gate-weight", &wmax}},
+                   [&](const std::vector<double>& x) {
+                     bounds::Theorem1Params p{.C = x[5], .rademacher = scaled ? x[6] / std::sqrt(x[0]) : x[6], .k = x[2], .N = x[3],
+                                              .d_N = x[4], .T = x[1], .m = x[0], .delta = x[7], .max_gate_weight = x[8]};
+                     need(p.m >= 1 && is_int(p.m), "--m", p.m, "an integer >= 1");
+                     need(p.T >= 1 && is_int(p.T), "--T", p.T, "an integer >= 1");
+                     need(p.k >= 1 && p.k <= p.T && is_int(p.k), "--k", p.k, fmt::format("an integer in 1..T = {}", p.T));
+                     need(p.N >= 1 && is_int(p.N), "--N", p.N, "an integer >= 1");
+                     need(p.d_N >= 0 && is_int(p.d_N), "--d-N", p.d_N, "an integer >= 0");
+                     need(p.C > 0, "--C", p.C, "> 0");
+                     need(x[6] >= 0, scaled ? "--rademacher-scale" : "--rademacher", x[6], ">= 0");
+                     need(p.delta > 0 && p.delta < 1, "--delta", p.delta, "in (0, 1)");
+                     need(p.max_gate_weight > 0 && p.max_gate_weight <= 1, "--max-gate-weight", p.max_gate_weight, "in (0, 1]");
+                     for (auto& row : bounds::theorem1_rows(p)) t.add_row(std::move(row));
+                   });
+    emit_csv(t, out);
+    exit_code = kExitOk;
+  });
+
+  // ---- bound growth ----
+  auto* growth = root->add_subcommand("growth", "Growth-function bounds in log space: Natarajan (Lemma 6), Haussler-Long, "
+                                                 "Sauer-Shelah, and Eq. 13's mask count log C(T,k)^(2 N d_N) (2m)^(N d_N)");
+  list_option(growth, "--m", m, "points, integer >= 1");
+  list_option(growth, "--d", d, "Natarajan (or VC) dimension, integer >= 0");
+  list_option(growth, "--labels", labels, "number of classes, integer >= 2");
+  growth->add_option("-o,--output", out, "write the CSV here (atomically) instead of stdout");
+  growth->callback([&exit_code] {
+    CsvTable t;
+    t.columns = {"m", "d", "labels", "log_natarajan", "log_haussler_long", "log_sauer_shelah", "log_sauer_shelah_bound"};
+    t.add_metadata("units", "natural logarithms of counts");
+    for_each_point({{"--m", &m}, {"--d", &d}, {"--labels", &labels}}, [&](const std::vector<double>& x) {
+      need(x[0] >= 1 && is_int(x[0]), "--m", x[0], "an integer >= 1");
+      need(x[1] >= 0 && is_int(x[1]), "--d", x[1], "an integer >= 0");
+      need(x[2] >= 2 && is_int(x[2]), "--labels", x[2], "an integer >= 2");
+      const double nan = std::nan("");
+      t.add_row({x[0], x[1], x[2], bounds::log_natarajan_growth(x[0], x[1], x[2]), bounds::log_haussler_long(x[0], x[1], x[2]),
+                 bounds::log_sauer_shelah(x[0], x[1]),
+                 x[1] >= 1 && x[0] >= x[1] ? bounds::log_sauer_shelah_bound(x[0], x[1]) : nan});
+    });
+    emit_csv(t, out);
+    exit_code = kExitOk;
+  });
+
+  // ---- bound covering ----
+  static std::vector<double> P_attn{0}, P_exp{1e6}, L{1}, M{64}, ell{1}, kappa{1}, Rad{1}, M0{1}, res{0.01};
+  auto* cov = root->add_subcommand("covering", "Covering-number bound of MoE Transformers (scaling paper, Lemma 3.7), each term, "
+                                                "and the exact routing count L l log C(M, k)");
+  list_option(cov, "--P-attn", P_attn, "attention / shared parameters, >= 0");
+  list_option(cov, "--P-exp", P_exp, "parameters per expert, > 0");
+  list_option(cov, "--L", L, "MoE layers, >= 1");
+  list_option(cov, "--M", M, "experts per layer, >= 1");
+  list_option(cov, "--k", k, "active experts per token, 1..M");
+  list_option(cov, "--ell", ell, "tokens per input, >= 1");
+  list_option(cov, "--kappa", kappa, "Lipschitz constant, > 0");
+  list_option(cov, "--R", Rad, "parameter radius, > 0");
+  list_option(cov, "--M0", M0, "output bound, > 0");
+  list_option(cov, "--delta", res, "resolution, in (0, kappa R M0)");
+  cov->add_option("-o,--output", out, "write the CSV here (atomically) instead of stdout");
+  cov->callback([&exit_code] {
+    CsvTable t;
+    t.columns = scaling::covering_columns();
+    t.add_metadata("source", "scaling paper (arXiv 2604.09175), Lemma 3.7, absolute constant taken as 1");
+    for_each_point({{"--P-attn", &P_attn}, {"--P-exp", &P_exp}, {"--L", &L}, {"--M", &M}, {"--k", &k}, {"--ell", &ell},
+                    {"--kappa", &kappa}, {"--R", &Rad}, {"--M0", &M0}, {"--delta", &res}},
+                   [&](const std::vector<double>& x) {
+                     const scaling::CoveringParams p{x[0], x[1], x[2], x[4], x[3], x[5], x[6], x[7], x[8]};
+                     need(p.P_attn >= 0, "--P-attn", p.P_attn, ">= 0");
+                     need(p.P_exp > 0, "--P-exp", p.P_exp, "> 0");
+                     need(p.L >= 1, "--L", p.L, ">= 1");
+                     need(p.M >= 1, "--M", p.M, ">= 1");
+                     need(p.k >= 1 && p.k <= p.M, "--k", p.k, fmt::format("in 1..M = {}", p.M));
+                     need(p.ell >= 1, "--ell", p.ell, ">= 1");
+                     need(p.kappa > 0, "--kappa", p.kappa, "> 0");
+                     need(p.R > 0, "--R", p.R, "> 0");
+                     need(p.M0 > 0, "--M0", p.M0, "> 0");
+                     need(x[9] > 0 && x[9] < p.kappa * p.R * p.M0, "--delta", x[9], fmt::format("in (0, kappa R M0 = {})", p.kappa * p.R * p.M0));
+                     t.add_row(scaling::covering_row(p, x[9]));
+                   });
+    emit_csv(t, out);
+    exit_code = kExitOk;
+  });
+
+  // ---- bound patterns ----
+  static std::vector<double> pm{16}, pd{2}, pT{8}, pk{2}, pdN{0};
+  static std::int64_t routers = 100000;
+  static std::uint64_t seed = 1;
+  auto* pat = root->add_subcommand("patterns", "Distinct top-k routing patterns of random linear routers on m Gaussian points "
+                                                "(Monte-Carlo lower estimate of the growth function) vs Eq. 13 and the arrangement bound");
+  list_option(pat, "--m", pm, "points, integer >= 1");
+  list_option(pat, "--d", pd, "input dimension, integer >= 1");
+  list_option(pat, "--T", pT, "experts, integer in 2..64");
+  list_option(pat, "--k", pk, "active experts, integer in 1..T-1");
+  list_option(pat, "--d-N", pdN, "Natarajan dimension for Eq. 13 (0: d T)");
+  pat->add_option("--routers", routers, "routers drawn")->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}))->capture_default_str();
+  pat->add_option("--seed", seed, "random seed")->capture_default_str();
+  pat->add_option("-o,--output", out, "write the CSV here (atomically) instead of stdout");
+  pat->callback([&exit_code] {
+    CsvTable t;
+    t.columns = bounds::pattern_columns();
+    t.add_metadata("seed", fmt::format("{}", seed));
+    for_each_point({{"--m", &pm}, {"--d", &pd}, {"--T", &pT}, {"--k", &pk}, {"--d-N", &pdN}}, [&](const std::vector<double>& x) {
+      need(x[0] >= 1 && is_int(x[0]) && x[0] <= 1e6, "--m", x[0], "an integer in 1..1e6");
+      need(x[1] >= 1 && is_int(x[1]) && x[1] <= 1e4, "--d", x[1], "an integer in 1..1e4");
+      need(x[2] >= 2 && x[2] <= 64 && is_int(x[2]), "--T", x[2], "an integer in 2..64");
+      need(x[3] >= 1 && x[3] < x[2] && is_int(x[3]), "--k", x[3], fmt::format("an integer in 1..T-1 = {}", x[2] - 1));
+      need(x[4] >= 0, "--d-N", x[4], ">= 0");
+      const bounds::PatternCountParams p{static_cast<int>(x[0]), static_cast<int>(x[1]), static_cast<int>(x[2]), static_cast<int>(x[3]),
+                                         static_cast<std::uint64_t>(routers), x[4]};
+      t.add_row(bounds::pattern_row(p, bounds::count_routing_patterns(p, seed)));
+    });
+    emit_csv(t, out);
+    exit_code = kExitOk;
+  });
+}
+
+void add_kstar(CLI::App& app, int& exit_code) {
+  static std::string out, form = "definition5";
+  static std::vector<double> N{4}, m{10000}, dN{2}, T{64}, a{1}, b{1}, delta{0.05};
+  static bool curve = false;
+  auto* cmd = app.add_subcommand("kstar", "Optimal number of active experts k* of the compositional trade-off E_approx + E_est "
+                                          "(Sec. 4.3), over integers 1..T and reals [1, T]");
+  list_option(cmd, "--N", N, "tasks, >= 1");
+  list_option(cmd, "--m", m, "training samples, >= 1");
+  list_option(cmd, "--d-N", dN, "router base complexity d_N, > 0");
+  list_option(cmd, "--T", T, "experts, integer >= 1");
+  list_option(cmd, "--a", a, "constant of E_approx = a N^2 / k, > 0");
+  list_option(cmd, "--b", b, "constant of E_est, > 0");
+  list_option(cmd, "--delta", delta, "confidence of Theorem 1 (form theorem1), in (0, 1)");
+  cmd->add_option("--form", form, "estimation term: definition5 (as printed), definition5_e (e restored), theorem1 (Eq. 5's k-term)")
+      ->check(CLI::IsMember({"definition5", "definition5_e", "theorem1"}))
+      ->capture_default_str();
+  cmd->add_flag("--curve", curve, "print E_approx, E_est and E_total for every k = 1..T instead of k*");
+  cmd->add_option("-o,--output", out, "write the CSV here (atomically) instead of stdout");
+  cmd->callback([&exit_code] {
+    using namespace sparsity;
+    const EstimationForm f = form == "theorem1" ? EstimationForm::theorem1
+                             : form == "definition5_e" ? EstimationForm::definition5_e
+                                                       : EstimationForm::definition5;
+    CsvTable t;
+    t.columns = curve ? tradeoff_columns() : kstar_columns();
+    t.add_metadata("source", "compositional paper (arXiv 2410.13964), Sec. 4.3; docs/sparsity.md");
+    for_each_point({{"--N", &N}, {"--m", &m}, {"--d-N", &dN}, {"--T", &T}, {"--a", &a}, {"--b", &b}, {"--delta", &delta}},
+                   [&](const std::vector<double>& x) {
+                     need(x[0] >= 1, "--N", x[0], ">= 1");
+                     need(x[1] >= 1, "--m", x[1], ">= 1");
+                     need(x[2] > 0, "--d-N", x[2], "> 0");
+                     need(x[3] >= 1 && is_int(x[3]) && x[3] <= 1e9, "--T", x[3], "an integer in 1..1e9");
+                     need(x[4] > 0, "--a", x[4], "> 0");
+                     need(x[5] > 0, "--b", x[5], "> 0");
+                     need(x[6] > 0 && x[6] < 1, "--delta", x[6], "in (0, 1)");
+                     const TradeoffParams p{.N = x[0], .m = x[1], .d_N = x[2], .T = static_cast<std::int64_t>(x[3]), .a = x[4], .b = x[5],
+                                            .delta = x[6]};
+                     if (curve && p.T > 1000000) bad_option("--T", "--curve prints one row per k: at most 1e6");
+                     if (curve)
+                       for (auto& row : tradeoff_rows(p, f)) t.add_row(std::move(row));
+                     else
+                       t.add_row(kstar_row(p, f));
+                   });
+    emit_csv(t, out);
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace moelab::cli
