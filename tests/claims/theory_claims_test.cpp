@@ -23,7 +23,7 @@ TEST_CASE("bounds, sparsity and scaling claims reach their documented verdicts",
       {"sparsity.regime.a_dataset_size", Verdict::erratum},    {"sparsity.regime.b_router_complexity", Verdict::erratum},
       {"sparsity.regime.c_task_complexity", Verdict::erratum}, {"sparsity.regime.d_total_experts", Verdict::fails},
       {"sparsity.a5.reducing_k", Verdict::erratum},            {"scaling.lemma37.routing_overhead", Verdict::holds},
-      {"scaling.compute_optimal", Verdict::holds},
+      {"scaling.compute_optimal", Verdict::holds},             {"scaling.thm43.rate", Verdict::holds},
   };
   std::vector<const Claim*> selected;
   for (const auto* prefix : {"bounds.*", "sparsity.*", "scaling.*"})

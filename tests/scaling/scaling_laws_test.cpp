@@ -87,3 +87,16 @@ TEST_CASE("compute-optimal preconditions", "[scaling]") {
   CHECK_THROWS_AS(sc::compute_optimal(chinchilla(), 0.0), std::logic_error);
   CHECK_THROWS_AS(sc::compute_optimal_numeric(chinchilla(), 5.0), std::logic_error);
 }
+
+TEST_CASE("partition approximation error: the d = 1 constant of the h rate, and d-scaling", "[scaling]") {
+  // d = 1, f = sin(2 pi x): the best constant on a cell of width h leaves the variance of f over it,
+  // ~ f'^2 h^2 / 12; averaged over [0, 1] (mean of cos^2 = 1/2): error -> 2 pi h / sqrt(24). The s-point
+  // midpoint sub-grid sees a linear function's variance as h^2 (1 - 1/s^2) / 12 (a discrete uniform law).
+  // Remaining relative terms are O((2 pi h)^2) ~ 1.5e-4 at n = 512: tolerance 1e-3.
+  const int n = 512, sub = 8;
+  const double expected = 2.0 * std::acos(-1.0) / n / std::sqrt(24.0) * std::sqrt(1.0 - 1.0 / (sub * sub));
+  CHECK(std::abs(moelab::scaling::partition_approximation_error(n, 1, sub) / expected - 1.0) < 1e-3);
+  // Halving the cell width halves the error in any dimension (cells h = 1/32 -> 1/64, d = 2).
+  const double r = moelab::scaling::partition_approximation_error(32, 2) / moelab::scaling::partition_approximation_error(64, 2);
+  CHECK(std::abs(r - 2.0) < 0.02);
+}

@@ -1,7 +1,9 @@
 #include "moelab/scaling/scaling_laws.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <vector>
 
 #include <boost/math/tools/minima.hpp>
 
@@ -100,6 +102,37 @@ std::vector<ComputeOptimalPoint> compute_optimal_curve_numeric(const LossModel& 
   out.reserve(F.size());
   for (double f : F) out.push_back(compute_optimal_numeric(m, f, c));
   return out;
+}
+
+}  // namespace moelab::scaling
+
+namespace moelab::scaling {
+
+double partition_approximation_error(int n, int d, int sub) {
+  MOELAB_EXPECT(n >= 1 && d >= 1 && d <= 6 && sub >= 1, "partition_approximation_error: n >= 1, 1 <= d <= 6, sub >= 1");
+  const double pi2 = 2.0 * std::acos(-1.0);
+  std::int64_t cells = 1, per_cell = 1;
+  for (int i = 0; i < d; ++i) cells *= n, per_cell *= sub;
+  const double h = 1.0 / n, g = h / sub;
+  double sq = 0.0;
+  std::vector<int> c(static_cast<std::size_t>(d)), s(static_cast<std::size_t>(d));
+  std::vector<double> values(static_cast<std::size_t>(per_cell));
+  for (std::int64_t cell = 0; cell < cells; ++cell) {
+    for (std::int64_t q = cell, i = 0; i < d; ++i, q /= n) c[static_cast<std::size_t>(i)] = static_cast<int>(q % n);
+    double mean = 0.0;
+    for (std::int64_t j = 0; j < per_cell; ++j) {
+      double f = 1.0;
+      for (std::int64_t q = j, i = 0; i < d; ++i, q /= sub) {
+        const double x = c[static_cast<std::size_t>(i)] * h + (static_cast<double>(q % sub) + 0.5) * g;
+        f *= std::sin(pi2 * x + static_cast<double>(i));
+      }
+      values[static_cast<std::size_t>(j)] = f;
+      mean += f;
+    }
+    mean /= static_cast<double>(per_cell);
+    for (double f : values) sq += (f - mean) * (f - mean);
+  }
+  return std::sqrt(sq / static_cast<double>(cells * per_cell));
 }
 
 }  // namespace moelab::scaling

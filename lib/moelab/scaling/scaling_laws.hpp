@@ -63,3 +63,15 @@ std::vector<ComputeOptimalPoint> compute_optimal_curve_numeric(const LossModel& 
                                                                double flops_per_param_token = 6.0);
 
 }  // namespace moelab::scaling
+
+namespace moelab::scaling {
+
+/// A worked instance of the approximation rate E^(-beta/d) (scaling paper, Theorem 4.3) that can be
+/// computed exactly enough to test the exponent: E = n^d constant experts, one per cell of the uniform
+/// partition of [0, 1]^d (the router), approximating the smooth target f(x) = prod_i sin(2 pi x_i + i)
+/// (beta = 1 is the most a constant per cell can reach for a C^1 target). Returns the L2([0,1]^d) error
+/// of the best such MoE (the cell means), computed with an s^d midpoint sub-grid per cell (s = `sub`):
+/// the cell mean and the error are midpoint-rule sums, accurate to O(1/(n s))^2 relative.
+double partition_approximation_error(int n, int d, int sub = 8);
+
+}  // namespace moelab::scaling
