@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "moelab/core/backend.hpp"
 #include "moelab/claims/verdict.hpp"
 #include "moelab/core/csv.hpp"
 #include "moelab/core/error.hpp"
@@ -20,6 +21,7 @@ void add_check(CLI::App& app, int& exit_code) {
   static std::int64_t seed = 1;
   static double alpha = 0.01;
   static int threads = 0;
+  static std::string backend = "auto";
   auto* q = cmd->add_flag("--quick", quick, "small budget, under 2 minutes on 2 cores (default)");
   cmd->add_flag("--full", full, "large budget for tighter evidence")->excludes(q);
   cmd->add_option("--only", only, "only claims whose id contains PATTERN (or matches a glob with *)");
@@ -27,7 +29,14 @@ void add_check(CLI::App& app, int& exit_code) {
   cmd->add_option("--alpha", alpha, "family-wise error level (Holm)")->check(CLI::Range(1e-12, 0.5));
   cmd->add_option("--out-dir", out_dir, "where check.csv and check.md go");
   cmd->add_option("--threads", threads, "OpenMP threads (0 = all)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--backend", backend, "cpu, cuda or auto (claims run on the CPU reference; cuda is refused until they have a "
+                                         "CUDA path)")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
+      ->capture_default_str();
   cmd->callback([&exit_code] {
+    std::string why;
+    if (!resolve_backend(*parse_backend(backend), /*has_cuda_path=*/false, &why))
+      bad_option("--backend", fmt::format("cannot run the claims on cuda: {}", why));
     const auto selected = claims::registry().select(only);
     if (selected.empty()) throw InputError("", 0, "--only", fmt::format("no claim matches '{}' (see moelab list claims)", only));
     if (threads > 0) set_num_threads(threads);

@@ -7,6 +7,7 @@
 #include "moelab/core/error.hpp"
 #include "moelab/scenario/runner.hpp"
 #include "moelab/scenario/scenario.hpp"
+#include "moelab/scenario/study.hpp"
 
 namespace moelab::cli {
 
@@ -15,17 +16,26 @@ void add_run(CLI::App& app, int& exit_code) {
   static std::string path, out;
   static std::int64_t trials = 0, seed = -1;
   static int threads = -1;
+  static std::string backend;
   cmd->add_option("scenario", path, "scenario TOML file")->required();
   cmd->add_option("-o,--output", out, "CSV output path (default: the scenario's [output] csv)");
   cmd->add_option("--trials", trials, "Monte-Carlo trials per sweep point (overrides the scenario)")->check(CLI::PositiveNumber);
   cmd->add_option("--seed", seed, "random seed (overrides the scenario)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--threads", threads, "OpenMP threads (0 = all); results do not depend on it")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--backend", backend, "cpu, cuda or auto (overrides the scenario; auto = cuda when a device and a CUDA path exist)")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   cmd->callback([&exit_code] {
     const Scenario sc = load_scenario(path);
     McBudget b = sc.budget;
     if (trials > 0) b.trials = trials;
     if (seed >= 0) b.seed = static_cast<std::uint64_t>(seed);
     if (threads >= 0) b.threads = threads;
+    if (!backend.empty()) {
+      b.backend = *parse_backend(backend);
+      std::string why;
+      if (const Study* st = find_study(sc.study); st && !resolve_backend(b.backend, st->has_cuda_path(), &why))
+        bad_option("--backend", fmt::format("cannot run study '{}' on cuda: {}", sc.study, why));
+    }
     const CsvTable table = run_scenario(sc, b);
     const std::string target = out.empty() ? sc.output_csv : out;
     write_file_atomic(target, table.to_string());

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
@@ -208,4 +209,22 @@ TEST_CASE("bound and kstar reject bad input with exit code 2 and write nothing",
   CHECK(run("bound covering --delta 2").code == 2);
   CHECK(run("bound patterns --T 65").code == 2);
   CHECK(run("kstar --form nonsense").code == 2);
+}
+
+TEST_CASE("--backend: auto runs on the CPU where CUDA cannot run; cuda is refused, never a silent fallback", "[cli][backend]") {
+  const fs::path out = scratch("backend.csv");
+  fs::remove(out);
+  const std::string scenario = std::string(MOELAB_SOURCE_DIR) + "/scenarios/sparsity_kstar_regimes.toml";
+  auto r = run("run " + scenario + " --backend auto -o " + out.string());
+  REQUIRE(r.code == 0);
+  std::ifstream in(out);
+  const std::string csv((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(csv.find("# backend: cpu\n") != std::string::npos);  // no study has a CUDA path yet
+  fs::remove(out);
+  r = run("run " + scenario + " --backend cuda -o " + out.string());
+  CHECK(r.code == 2);
+  CHECK(r.out.find("--backend") != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+  CHECK(run("check --backend cuda --only remark3").code == 2);
+  CHECK(run("run " + scenario + " --backend gpu").code == 2);
 }

@@ -30,6 +30,10 @@ std::pair<const Study*, std::vector<std::unique_ptr<PreparedPoint>>> prepare_sce
 CsvTable run_scenario(const Scenario& sc, const McBudget& budget) {
   // Validate everything first: a bad value at the last sweep point must not cost a long run.
   auto [study, prepared] = prepare_scenario(sc, budget);
+  std::string why;
+  const auto backend = resolve_backend(budget.backend, study->has_cuda_path(), &why);
+  if (!backend)
+    throw InputError(sc.path, 0, "monte_carlo.backend", fmt::format("cannot run study '{}' on cuda: {}", sc.study, why));
   std::size_t work = 0;
   for (const auto& p : prepared) work += p->work();
   CsvTable t;
@@ -39,7 +43,7 @@ CsvTable run_scenario(const Scenario& sc, const McBudget& budget) {
   if (!sc.title.empty()) t.add_metadata("title", sc.title);
   t.add_metadata("seed", fmt::format("{}", budget.seed));
   t.add_metadata("trials", fmt::format("{}", budget.trials));
-  t.add_metadata("backend", "cpu");
+  t.add_metadata("backend", to_string(*backend));
   for (const auto& axis : sc.axes) t.add_metadata("sweep", axis.key);
   t.columns = study->columns();
   if (budget.threads > 0) set_num_threads(budget.threads);

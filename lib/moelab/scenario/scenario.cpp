@@ -178,6 +178,8 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
   const std::int64_t threads = v.get_int_at_least("monte_carlo.threads", 0, 0);
   if (threads > 65536) v.fail("monte_carlo.threads", fmt::format("must be <= 65536, got {}", threads));
   s.budget.threads = static_cast<int>(threads);
+  const auto backend = v.get_choice("monte_carlo.backend", {"cpu", "cuda", "auto"}, "auto");
+  s.budget.backend = *parse_backend(backend);
   v.check_all_used("monte_carlo");
 
   s.output_csv = v.get_string("output.csv", "results/" + s.name + ".csv");

@@ -18,6 +18,7 @@
 
 #include <toml++/toml.h>
 
+#include "moelab/core/backend.hpp"
 #include "moelab/scenario/params.hpp"
 
 namespace moelab {
@@ -26,6 +27,7 @@ struct McBudget {
   std::int64_t trials = 1000;
   std::uint64_t seed = 1;
   int threads = 0;
+  BackendRequest backend = BackendRequest::automatic;  // [monte_carlo] backend / --backend
 };
 
 struct SweepAxis {
