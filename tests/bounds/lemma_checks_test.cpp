@@ -103,16 +103,8 @@ TEST_CASE("Lemma 9 contraction holds per sample; the halved constant is rejected
 
 TEST_CASE("Lemma 10: constant convex weights keep R(H); x-dependent gates (Eq. 25) exceed it", "[bounds]") {
   const int n = 48, m = 30, T = 3;
-  Eigen::MatrixXd experts(5, n);
-  for (int f = 0; f < 5; ++f)
-    for (int x = 0; x < n; ++x) experts(f, x) = std::cos(0.7 * (f + 1) * x);
-  std::vector<Eigen::MatrixXd> constant;
-  for (int j = 0; j < T; ++j) {
-    Eigen::MatrixXd g = Eigen::MatrixXd::Zero(T, n);
-    g.row(j).setOnes();
-    constant.push_back(g);
-  }
-  constant.push_back(Eigen::MatrixXd::Constant(T, n, 1.0 / T));
+  const Eigen::MatrixXd experts = mb::cosine_class(5, n);
+  const auto constant = mb::simplex_vertex_gates(T, n);
   const auto r = mb::check_lemma10(uniform_domain(n), experts, constant, {partition_gate(T, n)}, m, 4000, 11);
   CHECK(kept(r.statement));
   CHECK_THAT(r.equality_gap, WithinAbs(0.0, 1e-12));  // vertices included: sup_conv = sup_H on every draw

@@ -107,16 +107,8 @@ Evidence check_lemma9_claim(const CheckBudget& b, std::uint64_t seed) {
 
 Evidence check_lemma10_claim(const CheckBudget& b, std::uint64_t seed) {
   const int n = 48, m = 30, T = 3;
-  Eigen::MatrixXd experts(5, n);
-  for (int f = 0; f < 5; ++f)
-    for (int x = 0; x < n; ++x) experts(f, x) = std::cos(0.7 * (f + 1) * x);
-  std::vector<Eigen::MatrixXd> constant;
-  for (int j = 0; j < T; ++j) {
-    Eigen::MatrixXd g = Eigen::MatrixXd::Zero(T, n);
-    g.row(j).setOnes();
-    constant.push_back(g);
-  }
-  constant.push_back(Eigen::MatrixXd::Constant(T, n, 1.0 / T));
+  const Eigen::MatrixXd experts = cosine_class(5, n);
+  const auto constant = simplex_vertex_gates(T, n);
   const auto trials = b.pick<std::uint64_t>(4000, 20000);
   const auto r = check_lemma10(uniform_domain(n), experts, constant, {partition_gate(T, n)}, m, trials, seed);
   Evidence e;

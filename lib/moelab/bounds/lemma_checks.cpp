@@ -21,6 +21,24 @@ Eigen::MatrixXd threshold_class(int n) {
   return v;
 }
 
+Eigen::MatrixXd cosine_class(int K, int n) {
+  Eigen::MatrixXd v(K, n);
+  for (int f = 0; f < K; ++f)
+    for (int x = 0; x < n; ++x) v(f, x) = std::cos(0.7 * (f + 1) * x);
+  return v;
+}
+
+std::vector<Eigen::MatrixXd> simplex_vertex_gates(int T, int n) {
+  std::vector<Eigen::MatrixXd> gates;
+  for (int j = 0; j < T; ++j) {
+    Eigen::MatrixXd g = Eigen::MatrixXd::Zero(T, n);
+    g.row(j).setOnes();
+    gates.push_back(std::move(g));
+  }
+  gates.push_back(Eigen::MatrixXd::Constant(T, n, 1.0 / T));
+  return gates;
+}
+
 Eigen::MatrixXd partition_gate(int T, int n) {
   Eigen::MatrixXd g = Eigen::MatrixXd::Zero(T, n);
   for (int x = 0; x < n; ++x) g(x % T, x) = 1.0;

@@ -30,8 +30,12 @@ inline constexpr StreamTag kBoundsStreamTag = StreamTag::bounds;
 Eigen::VectorXd uniform_domain(int n);
 /// the n + 1 thresholds h_t(x) = 1[x < t], t = 0..n, as an (n + 1) x n matrix;
 Eigen::MatrixXd threshold_class(int n);
-/// the partition gate: all weight on expert x mod T (T x n).
+/// the partition gate: all weight on expert x mod T (T x n);
 Eigen::MatrixXd partition_gate(int T, int n);
+/// K cosines h_f(x) = cos(0.7 (f + 1) x), f = 0..K-1 (K x n), a class with distinct, correlated rows;
+Eigen::MatrixXd cosine_class(int K, int n);
+/// the constant gates of Lemma 10: the T vertices of the simplex and its centre (T + 1 gates, T x n each).
+std::vector<Eigen::MatrixXd> simplex_vertex_gates(int T, int n);
 
 /// One inequality lhs <= rhs, estimated over `trials` paired trials (or exact, see `exact`).
 struct InequalityCheck {
