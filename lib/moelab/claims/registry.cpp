@@ -4,6 +4,7 @@
 #include "moelab/claims/claim.hpp"
 #include "moelab/core/error.hpp"
 #include "moelab/noisy/noisy_claims.hpp"
+#include "moelab/routing/routing_claims.hpp"
 #include "moelab/scaling/scaling_claims.hpp"
 #include "moelab/sparsity/sparsity_claims.hpp"
 #include "moelab/spectra/spectra_claims.hpp"
@@ -54,6 +55,7 @@ const Registry& registry() {
     bounds::register_bounds_claims(reg);
     sparsity::register_sparsity_claims(reg);
     scaling::register_scaling_claims(reg);
+    routing::register_routing_claims(reg);
     return reg;
   }();
   return r;
