@@ -26,7 +26,12 @@ DEFAULT_SCENARIOS ?= scenarios/noisy_thm2_robustness.toml \
                      scenarios/bounds_theorem1_terms.toml \
                      scenarios/bounds_pattern_counts.toml \
                      scenarios/sparsity_kstar_regimes.toml \
-                     scenarios/scaling_compute_optimal.toml
+                     scenarios/scaling_compute_optimal.toml \
+                     scenarios/routing_table1.toml \
+                     scenarios/routing_mass_histogram.toml \
+                     scenarios/routing_balance.toml \
+                     scenarios/routing_packing.toml \
+                     scenarios/routing_separation.toml
 
 DEB_PACKAGES := libeigen3-dev libboost-dev libfmt-dev catch2 libcli11-dev libtomlplusplus-dev \
                 cmake ninja-build g++ gnuplot-nox

@@ -1,5 +1,6 @@
 #include "moelab/bounds/bounds_studies.hpp"
 #include "moelab/noisy/noisy_studies.hpp"
+#include "moelab/routing/routing_studies.hpp"
 #include "moelab/scaling/scaling_studies.hpp"
 #include "moelab/scenario/study.hpp"
 #include "moelab/sparsity/sparsity_studies.hpp"
@@ -15,6 +16,7 @@ const std::vector<std::unique_ptr<Study>>& studies() {
     bounds::add_bounds_studies(s);
     sparsity::add_sparsity_studies(s);
     scaling::add_scaling_studies(s);
+    routing::add_routing_studies(s);
     return s;
   }();
   return all;
