@@ -25,7 +25,7 @@ TEST_CASE("binomial coefficients satisfy Pascal's rule and overflow is detected"
   CHECK_THAT(rt::log_binomial(256, 8), Catch::Matchers::WithinRel(std::log(409663695276000.0), 1e-13));
 }
 
-TEST_CASE("rank is a bijection onto [0, C(m, k)) in colex order, exhaustively for m <= 12", "[routing][rank]") {
+TEST_CASE("rank is a bijection onto 0 .. C(m, k) - 1 in colex order, exhaustively for m <= 12", "[routing][rank]") {
   for (int m = 1; m <= 12; ++m) {
     for (int k = 1; k <= m; ++k) {
       const rt::SubsetRanker ranker(m, k);
