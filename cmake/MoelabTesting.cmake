@@ -12,8 +12,10 @@ function(moelab_add_test)
   target_compile_definitions(${T_NAME} PRIVATE MOELAB_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
                                                MOELAB_BINARY_DIR="${PROJECT_BINARY_DIR}")
   # Fast tests (everything not tagged [slow]) and slow tests are registered separately.
+  # --warn NoTests: a registered name that selects no test fails instead of passing silently (CTest
+  # splits names at ';', so a TEST_CASE name must not contain one: tests/CMakeLists.txt checks).
   catch_discover_tests(${T_NAME} TEST_SPEC "~[slow]" TEST_PREFIX "${T_NAME}:" PROPERTIES LABELS fast
-                       WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+                       EXTRA_ARGS --warn NoTests WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
   catch_discover_tests(${T_NAME} TEST_SPEC "[slow]" TEST_PREFIX "${T_NAME}:slow:" PROPERTIES LABELS slow
-                       WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+                       EXTRA_ARGS --warn NoTests WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
 endfunction()

@@ -73,7 +73,7 @@ TEST_CASE("Derived Theorem 1: log(4/delta), denominator m, T w_max R_m(H)", "[bo
   REQUIRE_THAT(ratio, WithinRel(std::sqrt(2.0 * (g + std::log(80.0)) / (g + std::log(40.0))), 16 * kEps));
 }
 
-TEST_CASE("Naive ensemble: printed T R + sqrt(log(2/delta)/2m); averaged ensemble has no factor T", "[bounds]") {
+TEST_CASE("Naive ensemble: printed T R + sqrt(log(2/delta)/2m), averaged ensemble has no factor T", "[bounds]") {
   const auto pr = mb::naive_ensemble_printed(16, 0.03, 10000, 0.05);
   REQUIRE_THAT(pr.total, WithinRel(16 * 0.03 + std::sqrt(std::log(40.0) / 20000.0), 8 * kEps));
   const auto sum = mb::naive_ensemble_derived(0.5, 16, 0.03, 10000, 0.05, false);

@@ -25,7 +25,7 @@ Eigen::MatrixXd thresholds(int n) { return mb::threshold_class(n); }
 
 }  // namespace
 
-TEST_CASE("Lemma 5 as printed fails for routed constant experts; the derived T w_max bound holds", "[bounds]") {
+TEST_CASE("Lemma 5 as printed fails for routed constant experts, the derived T w_max bound holds", "[bounds]") {
   // Experts are the constants 0 and 1 (R_m(H) ~ 1/sqrt(2 pi m)); routing by x mod T makes F|mu the
   // piecewise-constant functions on T cells, E phi ~ sqrt(2T) R_m(H) > 2 R_m(H) for T > 2.
   const int n = 64, m = 64;
@@ -64,7 +64,7 @@ TEST_CASE("Lemma 5 derived bound holds for random binary experts with labels and
   CHECK(r.phi > 0.0);
 }
 
-TEST_CASE("Lemma 7 (with L_D) holds for thresholds; the 2 eps ghost threshold is rejected", "[bounds]") {
+TEST_CASE("Lemma 7 (with L_D) holds for thresholds, the 2 eps ghost threshold is rejected", "[bounds]") {
   const int n = 100, m = 50;
   const double eps = 1.7 / std::sqrt(m);  // factor 1 - 2 exp(-1.445) = 0.53, P(sup |L_S - L_D| > eps) ~ 0.5%
   const auto r = mb::check_lemma7(uniform_domain(n), thresholds(n), m, eps, 20000, 7);
@@ -74,7 +74,7 @@ TEST_CASE("Lemma 7 (with L_D) holds for thresholds; the 2 eps ghost threshold is
   CHECK(rejected(r.control));
 }
 
-TEST_CASE("Lemma 8 holds for thresholds; the halved bound is rejected", "[bounds]") {
+TEST_CASE("Lemma 8 holds for thresholds, the halved bound is rejected", "[bounds]") {
   // Large m: E sup (L_S - L_S') ~ 0.886/sqrt(m) (Brownian bridge), R_m ~ 0.798/sqrt(m) (random walk).
   const int n = 100, m = 50;
   const auto r = mb::check_lemma8(uniform_domain(n), thresholds(n), m, 20000, 8);
@@ -83,7 +83,7 @@ TEST_CASE("Lemma 8 holds for thresholds; the halved bound is rejected", "[bounds
   CHECK(r.ghost_gap < 2.0 * r.rademacher);
 }
 
-TEST_CASE("Lemma 9 contraction holds per sample; the halved constant is rejected for affine phi", "[bounds]") {
+TEST_CASE("Lemma 9 contraction holds per sample, the halved constant is rejected for affine phi", "[bounds]") {
   const int n = 40, m = 12;
   Eigen::MatrixXd values(10, n);
   for (int f = 0; f < 10; ++f)
@@ -101,7 +101,7 @@ TEST_CASE("Lemma 9 contraction holds per sample; the halved constant is rejected
   }
 }
 
-TEST_CASE("Lemma 10: constant convex weights keep R(H); x-dependent gates (Eq. 25) exceed it", "[bounds]") {
+TEST_CASE("Lemma 10: constant convex weights keep R(H), x-dependent gates (Eq. 25) exceed it", "[bounds]") {
   const int n = 48, m = 30, T = 3;
   const Eigen::MatrixXd experts = mb::cosine_class(5, n);
   const auto constant = mb::simplex_vertex_gates(T, n);
@@ -112,7 +112,7 @@ TEST_CASE("Lemma 10: constant convex weights keep R(H); x-dependent gates (Eq. 2
   CHECK(r.rademacher_gated > r.rademacher_experts);
 }
 
-TEST_CASE("Lemma 11 bounded differences hold; Eq. 16's exp(-2 m t^2) is rejected, exp(-m t^2) kept", "[bounds]") {
+TEST_CASE("Lemma 11 bounded differences hold, Eq. 16's exp(-2 m t^2) is rejected, exp(-m t^2) kept", "[bounds]") {
   // One Bernoulli(1/2) loss: phi = (Bin(m) - Bin(m))/m, P(phi >= t) ~ P(Z >= t sqrt(2m)); at
   // t sqrt(2m) = 2.5: ~0.0062 > exp(-6.25) = 0.0019 (printed) and < exp(-3.125) = 0.044 (derived).
   const int m = 100;

@@ -38,7 +38,7 @@ TEST_CASE("pattern counts: exact small cases", "[bounds]") {
   }
 }
 
-TEST_CASE("pattern counts sit below both upper bounds; the bounds are ordered as stated", "[bounds]") {
+TEST_CASE("pattern counts sit below both upper bounds, the bounds are ordered as stated", "[bounds]") {
   auto gen_d = GENERATE(1, 2, 3);
   auto gen_T = GENERATE(3, 5, 8);
   const int k = gen_T / 2;

@@ -116,7 +116,7 @@ TEST_CASE("Linear class in high dimension: exact complexity approaches Jensen's 
   REQUIRE_THAT(mb::linear_class_rademacher_bound(eye, 2.0), WithinRel(2.0 * 3.0 / 9.0, 4 * kEps));
 }
 
-TEST_CASE("Lemma 10: constant convex combinations have R(H); x-dependent gates exceed it", "[bounds]") {
+TEST_CASE("Lemma 10: constant convex combinations have R(H), x-dependent gates exceed it", "[bounds]") {
   // Expert class: 4 random functions on m = 10 points; T = 3 experts.
   const int m = 10, T = 3;
   const Eigen::MatrixXd experts = random_matrix(4, m, 42);

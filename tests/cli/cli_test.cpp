@@ -211,7 +211,7 @@ TEST_CASE("bound and kstar reject bad input with exit code 2 and write nothing",
   CHECK(run("kstar --form nonsense").code == 2);
 }
 
-TEST_CASE("--backend: auto runs on the CPU where CUDA cannot run; cuda is refused, never a silent fallback", "[cli][backend]") {
+TEST_CASE("run --backend auto runs on the CPU where CUDA cannot run and cuda is refused, never a silent fallback", "[cli][backend]") {
   const fs::path out = scratch("backend.csv");
   fs::remove(out);
   const std::string scenario = std::string(MOELAB_SOURCE_DIR) + "/scenarios/sparsity_kstar_regimes.toml";

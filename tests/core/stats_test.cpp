@@ -105,7 +105,7 @@ TEST_CASE("Kolmogorov's limiting CDF takes its tabulated values and both series 
   CHECK(kolmogorov_cdf(10.0) == 1.0);
 }
 
-TEST_CASE("KS p-values of true-null samples are uniform; a shifted law is rejected", "[core][stats][ks]") {
+TEST_CASE("KS p-values of true-null samples are uniform, a shifted law is rejected", "[core][stats][ks]") {
   // 400 replicates of n = 200 uniforms: the count of p < 0.05 is Binomial(400, 0.05) under a
   // correct test (mean 20, sd 4.4); accept 8..34 (beyond 3 sd). Fixed seed: deterministic.
   const auto uniform_cdf = [](double x) { return std::clamp(x, 0.0, 1.0); };

@@ -60,7 +60,7 @@ TEST_CASE("log C(M, k) by lgamma equals the exact integer binomial", "[scaling]"
   }
 }
 
-TEST_CASE("the routing term bounds the exact pattern count; tight for k << M, loose near k = M", "[scaling]") {
+TEST_CASE("the routing term bounds the exact pattern count, tight for k << M, loose near k = M", "[scaling]") {
   for (double M : {2.0, 8.0, 64.0, 1024.0, 1e6}) {
     for (double k = 1.0; k <= M; k = std::ceil(k * 1.7)) {
       const auto c = sc::routing_overhead_gap(M, k);

@@ -45,7 +45,7 @@ TEST_CASE("Definition 5 as printed: k* never moves, so (a)-(c) fail in the stric
   }
 }
 
-TEST_CASE("Definition 5 as printed: (d) k* proportional to T holds trivially (k* = T); its control fails", "[sparsity]") {
+TEST_CASE("Definition 5 as printed: (d) k* proportional to T holds trivially (k* = T), its control fails", "[sparsity]") {
   const auto grid = sps::default_regime_grid();
   const auto c = sps::check_regime(Regime::d_total_experts, grid, {});
   CHECK(c.holds());
