@@ -8,6 +8,7 @@
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/error.hpp"
 #include "moelab/core/parallel.hpp"
+#include "moelab/routing/batched_normals.hpp"
 
 namespace moelab::routing {
 
@@ -41,12 +42,20 @@ RandomStream point_stream(std::uint64_t seed, std::uint64_t draw, std::uint64_t 
   return RandomStream(seed, StreamTag::routing_points, (draw << 24) + i / kPointsPerStream);
 }
 
-/// Raw standard normals of points first .. first + cols - 1 (dim per point) into out (dim x cols).
+/// Raw standard normals of points first .. first + cols - 1 (dim per point) into out (dim x cols):
+/// point i's normals are (i mod 2^16) stride .. + dim - 1 of its stream, i.e. the consecutive points
+/// of one stream occupy consecutive Philox blocks (their uniform slots included), generated in bulk.
 void draw_normals(int dim, std::uint64_t seed, std::uint64_t draw, std::uint64_t first, Eigen::Ref<Eigen::MatrixXd> out) {
-  const std::uint64_t stride = point_stride(dim);
-  for (Eigen::Index c = 0; c < out.cols(); ++c) {
-    const std::uint64_t i = first + static_cast<std::uint64_t>(c);
-    point_stream(seed, draw, i).fill_normal((i % kPointsPerStream) * stride, static_cast<std::uint64_t>(dim), out.col(c).data());
+  const std::uint64_t stride = point_stride(dim), cols = static_cast<std::uint64_t>(out.cols());
+  thread_local std::vector<double> scratch;
+  for (std::uint64_t c = 0; c < cols;) {
+    const std::uint64_t i = first + c;
+    const std::uint64_t run = std::min(cols - c, kPointsPerStream - i % kPointsPerStream);  // points left in this stream
+    scratch.resize(run * stride);
+    fill_normal_blocks(point_stream(seed, draw, i).address(), (i % kPointsPerStream) * stride / 2, run * stride / 2, scratch.data());
+    for (std::uint64_t r = 0; r < run; ++r)
+      std::copy_n(scratch.data() + r * stride, dim, out.col(static_cast<Eigen::Index>(c + r)).data());
+    c += run;
   }
 }
 

@@ -8,7 +8,9 @@
 // Random numbers (docs/conventions.md): routing draw t (one matrix R) is RandomStream(seed,
 // routing_vectors, t); its points come from RandomStream(seed, routing_points, t * 2^24 + i / 2^16)
 // (2^16 points per stream, so a draw may have up to 2^40 points and a stream never runs past the
-// 2^32 Philox blocks it can address).
+// 2^32 Philox blocks it can address). Point i's coordinates are normals (i mod 2^16) s .. (i mod 2^16) s +
+// dim - 1 of its stream, s = dim rounded up to even plus 2 (the last block of a slot gives the ball's
+// radius uniform), computed in bulk by batched_normals.hpp (equal to RandomStream::normal to 2e-14).
 #pragma once
 
 #include <cstdint>
