@@ -115,6 +115,7 @@ bench: build deps-bench
 	@echo "== NumPy baseline: bench/numpy_fig3.py $(BENCH_ARGS)"
 	/usr/bin/python3 bench/numpy_fig3.py $(BENCH_ARGS)
 	BENCH_SPECTRA=$(BUILD_DIR)/bin/bench_spectra bench/spectra_side_by_side.sh $(JOBS)
+	BENCH_ROUTING=$(BUILD_DIR)/bin/bench_routing bench/routing_side_by_side.sh $(JOBS)
 
 clean:
 	rm -rf $(BUILD_DIR)
