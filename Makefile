@@ -13,8 +13,6 @@ MOELAB     := ./$(BUILD_DIR)/bin/moelab
 RESULTS    ?= results
 # Extra arguments for `moelab run` (e.g. RUN_ARGS='--trials 200').
 RUN_ARGS   ?=
-# Arguments for the NumPy baseline (bench/numpy_fig3.py).
-BENCH_ARGS ?= --n 600 900 1200 --trials 20 --threads $(JOBS)
 
 DEFAULT_SCENARIOS ?= scenarios/noisy_thm2_robustness.toml \
                      scenarios/noisy_fig6_table1.toml \
@@ -107,13 +105,11 @@ test: build
 test-slow: build
 	ctest --test-dir $(BUILD_DIR) -L slow --output-on-failure -j2
 
-# C++ benchmark programs (build/bin/bench_*) side by side with the NumPy baseline on the same CPU.
+# Each workload once, moelab side by side with the NumPy baseline on the same CPU (bench/*_side_by_side.sh;
+# the exact commands and the recorded numbers are in bench/RESULTS.md). BENCH_TRIALS: Fig. 3 trials per n.
+BENCH_TRIALS ?= 20
 bench: build deps-bench
-	@set -e; for b in $(BUILD_DIR)/bin/bench_*; do \
-	  [ -x "$$b" ] || continue; echo "== $$b"; "$$b"; \
-	done
-	@echo "== NumPy baseline: bench/numpy_fig3.py $(BENCH_ARGS)"
-	/usr/bin/python3 bench/numpy_fig3.py $(BENCH_ARGS)
+	MOELAB=$(MOELAB) bench/fig3_side_by_side.sh $(BENCH_TRIALS) $(JOBS)
 	BENCH_SPECTRA=$(BUILD_DIR)/bin/bench_spectra bench/spectra_side_by_side.sh $(JOBS)
 	BENCH_ROUTING=$(BUILD_DIR)/bin/bench_routing bench/routing_side_by_side.sh $(JOBS)
 
