@@ -6,7 +6,9 @@
 // N(0, I_d / d), scores R x, top-k set, its rank in the combinatorial number system, a histogram of
 // ranks (dense when C(m, k) <= 2^22, hashed otherwise). Paths (routing::ScorePath):
 //   full      : x in R^d and the GEMM R X over batches of 256 points (the workload as stated);
-//   projected : scores drawn directly as L z, L L' = R R', z ~ N(0, I_m) (same law of the regions, m <= d).
+//   projected : scores drawn directly as L z, L L' = R R', z ~ N(0, I_m) (same law of the regions, m <= d);
+//   cuda-full, cuda-projected: the same two on the CUDA device (routing::region_histogram_cuda; the
+//               same points, so the same counts up to rounding ties), where a device exists.
 // Points are split over `threads` (region_histogram(parallel = true); counts identical for any thread
 // count). Timed `reps` times over the same points; median reported. Also: per-step times on one
 // thread (draw, GEMM, top-k + rank, histogram), the GEMM rate of Eigen on the same shapes and on a
@@ -14,7 +16,7 @@
 // `--out DIR` (R as raw little-endian doubles, row-major, for the NumPy script to read).
 //
 //   bench_routing [--threads T] [--reps R] [--points N] [--seed S] [--shapes 16,8,256:256,8,256]
-//                 [--paths full,projected] [--out DIR]
+//                 [--paths full,projected,cuda-full,cuda-projected] [--out DIR]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -27,8 +29,12 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <Eigen/Dense>
 
+#include "bench_common.hpp"
+
+#include "moelab/core/backend.hpp"
 #include "moelab/core/parallel.hpp"
 #include "moelab/core/version.hpp"
 #include "moelab/routing/region_masses.hpp"
@@ -37,15 +43,9 @@
 namespace {
 
 namespace rt = moelab::routing;
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+using moelab::bench::Clock;
+using moelab::bench::median;
+using moelab::bench::seconds_since;
 
 struct Shape {
   int m, k, d;
@@ -56,8 +56,8 @@ struct Options {
   int reps = 3;
   std::uint64_t points = 1000000;
   std::uint64_t seed = 1;
-  std::vector<Shape> shapes{{16, 8, 256}, {256, 8, 256}};
-  std::vector<std::string> paths{"full", "projected"};
+  std::vector<Shape> shapes;        // from --shapes
+  std::vector<std::string> paths;   // from --paths
   std::string out = "";
 };
 
@@ -69,38 +69,33 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-Options parse(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "-h" || a == "--help") {
-      std::printf("bench_routing [--threads T] [--reps R] [--points N] [--seed S] [--shapes 16,8,256:256,8,256] "
-                  "[--paths full,projected] [--out DIR]\n");
-      std::exit(0);
-    }
-    if (i + 1 >= argc) throw std::invalid_argument("missing value after " + a);
-    const std::string v = argv[++i];
-    if (a == "--threads") o.threads = std::stoi(v);
-    else if (a == "--reps") o.reps = std::stoi(v);
-    else if (a == "--points") o.points = std::stoull(v);
-    else if (a == "--seed") o.seed = std::stoull(v);
-    else if (a == "--out") o.out = v;
-    else if (a == "--paths") o.paths = split(v, ',');
-    else if (a == "--shapes") {
-      o.shapes.clear();
-      for (const auto& s : split(v, ':')) {
-        const auto f = split(s, ',');
-        if (f.size() != 3) throw std::invalid_argument("a shape is m,k,d: " + s);
-        o.shapes.push_back({std::stoi(f[0]), std::stoi(f[1]), std::stoi(f[2])});
-      }
-    } else throw std::invalid_argument("unknown option " + a);
-  }
-  if (o.reps < 1 || o.points < 2 || o.threads < 0) throw std::invalid_argument("need reps >= 1, points >= 2, threads >= 0");
+void add_options(CLI::App& app, Options& o, std::string& shapes, std::string& paths) {
+  app.add_option("--threads", o.threads, "threads (0: OpenMP default)")->check(CLI::NonNegativeNumber);
+  app.add_option("--reps", o.reps, "timed repetitions (median reported)")->check(CLI::PositiveNumber);
+  app.add_option("--points", o.points, "points per repetition")->check(CLI::Range(std::uint64_t{2}, ~std::uint64_t{0}));
+  app.add_option("--seed", o.seed, "seed of R and of the points");
+  app.add_option("--shapes", shapes, "m,k,d shapes separated by ':'");
+  app.add_option("--paths", paths, "comma separated: full, projected (CPU), cuda-full, cuda-projected (device)");
+  app.add_option("--out", o.out, "folder for R and the agreement statistics");
+}
+
+void finish_options(Options& o, const std::string& shapes, const std::string& paths) {
+  o.paths = split(paths, ',');
   for (const auto& p : o.paths)
-    if (p != "full" && p != "projected") throw std::invalid_argument("paths are full and/or projected, got " + p);
-  for (const auto& s : o.shapes)
-    if (s.k < 1 || s.k >= s.m || s.d < 1 || !rt::binomial_fits(s.m, s.k)) throw std::invalid_argument("bad shape");
-  return o;
+    if (p != "full" && p != "projected" && p != "cuda-full" && p != "cuda-projected")
+      throw std::invalid_argument("--paths: full, projected, cuda-full, cuda-projected; got " + p);
+  for (const auto& p : o.paths)
+    if (p.rfind("cuda-", 0) == 0 && !moelab::cuda_backend_available())
+      throw std::invalid_argument("--paths " + p + ": no CUDA device (or built without CUDA)");
+  o.shapes.clear();
+  for (const auto& s : split(shapes, ':')) {
+    const auto f = split(s, ',');
+    if (f.size() != 3) throw std::invalid_argument("--shapes: a shape is m,k,d, got " + s);
+    const Shape sh{std::stoi(f[0]), std::stoi(f[1]), std::stoi(f[2])};
+    if (sh.k < 1 || sh.k >= sh.m || sh.d < 1 || !rt::binomial_fits(sh.m, sh.k))
+      throw std::invalid_argument("--shapes: need 1 <= k < m, d >= 1 and C(m, k) < 2^64, got " + s);
+    o.shapes.push_back(sh);
+  }
 }
 
 /// GFLOP/s of Eigen's C = A B for A r x c, B c x n (repeated until 0.3 s have passed), one thread.
@@ -132,14 +127,16 @@ void run_shape(const Options& o, const Shape& sh) {
     f.write(reinterpret_cast<const char*>(Rr.data()), static_cast<std::streamsize>(sizeof(double) * Rr.size()));
   }
   for (const auto& path_name : o.paths) {
-    const bool projected = path_name == "projected";
+    const bool projected = path_name == "projected" || path_name == "cuda-projected";
+    const bool cuda = path_name.rfind("cuda-", 0) == 0;
     if (projected && sh.m > sh.d) continue;
     const rt::Router router(R, sh.k, projected ? rt::ScorePath::projected : rt::ScorePath::full);
     std::vector<double> secs;
     rt::RegionHistogram hist(C);
     for (int r = 0; r < o.reps; ++r) {
       const auto t0 = Clock::now();
-      hist = rt::region_histogram(router, rt::InputLaw::gaussian, o.points, o.seed, 0, true);
+      hist = cuda ? rt::region_histogram_cuda(router, rt::InputLaw::gaussian, o.points, o.seed, 0)
+                  : rt::region_histogram(router, rt::InputLaw::gaussian, o.points, o.seed, 0, true);
       secs.push_back(seconds_since(t0));
     }
     const double med = median(secs);
@@ -207,8 +204,13 @@ void run_shape(const Options& o, const Shape& sh) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  CLI::App app{"moelab's side of the routing benchmark (bench/routing_side_by_side.sh)", "bench_routing"};
+  Options o;
+  std::string shapes = "16,8,256:256,8,256", paths = "full,projected";
+  add_options(app, o, shapes, paths);
+  CLI11_PARSE(app, argc, argv);
   try {
-    const Options o = parse(argc, argv);
+    finish_options(o, shapes, paths);
     if (o.threads > 0) moelab::set_num_threads(o.threads);
     std::printf("# moelab %s, threads %d (points split over threads; Eigen single-threaded)\n", moelab::kVersion, moelab::num_threads());
     const auto t0 = Clock::now();

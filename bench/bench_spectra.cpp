@@ -25,7 +25,10 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <Eigen/Dense>
+
+#include "bench_common.hpp"
 
 #include "moelab/core/parallel.hpp"
 #include "moelab/core/version.hpp"
@@ -36,15 +39,9 @@
 namespace {
 
 using moelab::spectra::EntryLaw;
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+using moelab::bench::Clock;
+using moelab::bench::median;
+using moelab::bench::seconds_since;
 
 struct MeanSd {
   double mean = 0.0, sd = 0.0, se = 0.0;
@@ -72,32 +69,16 @@ struct Options {
   int n = 400, p = 200;    // workload 2: X is n x p
 };
 
-Options parse(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "-h" || a == "--help") {
-      std::printf("bench_spectra [--threads T] [--reps R] [--trials K] [--seed S] [--part all|ipn|wishart] "
-                  "[--M 2000] [--N 4000] [--n 400] [--p 200]\n");
-      std::exit(0);
-    }
-    if (i + 1 >= argc) throw std::invalid_argument("missing value after " + a);
-    const std::string v = argv[++i];
-    if (a == "--threads") o.threads = std::stoi(v);
-    else if (a == "--reps") o.reps = std::stoi(v);
-    else if (a == "--trials") o.trials = std::stoi(v);
-    else if (a == "--seed") o.seed = std::stoull(v);
-    else if (a == "--part") o.part = v;
-    else if (a == "--M") o.M = std::stoi(v);
-    else if (a == "--N") o.N = std::stoi(v);
-    else if (a == "--n") o.n = std::stoi(v);
-    else if (a == "--p") o.p = std::stoi(v);
-    else throw std::invalid_argument("unknown option " + a);
-  }
-  if (o.reps < 1 || o.trials < 2 || o.M < 3 || o.N < o.M || o.p < 1 || o.n < o.p || o.threads < 0)
-    throw std::invalid_argument("need reps >= 1, trials >= 2, 3 <= M <= N, 1 <= p <= n, threads >= 0");
-  if (o.part != "all" && o.part != "ipn" && o.part != "wishart") throw std::invalid_argument("bad --part " + o.part);
-  return o;
+void add_options(CLI::App& app, Options& o) {
+  app.add_option("--threads", o.threads, "threads (0: OpenMP default)")->check(CLI::NonNegativeNumber);
+  app.add_option("--reps", o.reps, "ipn matrices timed one after the other")->check(CLI::PositiveNumber);
+  app.add_option("--trials", o.trials, "Wishart matrices")->check(CLI::Range(2, 1 << 30));
+  app.add_option("--seed", o.seed, "seed");
+  app.add_option("--part", o.part, "workloads to run")->check(CLI::IsMember({"all", "ipn", "wishart"}));
+  app.add_option("--M", o.M, "ipn: rows of Sigma")->check(CLI::Range(3, 1 << 20));
+  app.add_option("--N", o.N, "ipn: columns of Sigma (>= M)");
+  app.add_option("--n", o.n, "wishart: rows of X (>= p)");
+  app.add_option("--p", o.p, "wishart: columns of X")->check(CLI::PositiveNumber);
 }
 
 void info_plus_noise(const Options& o) {
@@ -214,8 +195,12 @@ void wishart(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  CLI::App app{"moelab's side of the spectra benchmark (bench/spectra_side_by_side.sh)", "bench_spectra"};
+  Options o;
+  add_options(app, o);
+  CLI11_PARSE(app, argc, argv);
   try {
-    const Options o = parse(argc, argv);
+    if (o.N < o.M || o.n < o.p) throw std::invalid_argument("need M <= N and p <= n");
     if (o.threads > 0) moelab::set_num_threads(o.threads);
     std::printf("# moelab %s, threads %d (Eigen single-threaded inside a trial, trials in parallel)\n",
                 moelab::kVersion, moelab::num_threads());
