@@ -2,36 +2,14 @@
 // the header-only RNG (lib/moelab/core/philox.hpp, distributions.hpp) compiles and agrees on device.
 #include "philox_normal.cuh"
 
-#include <cuda_runtime.h>
-
 #include <stdexcept>
-#include <string>
+
+#include "device_memory.cuh"
 
 #include "moelab/core/distributions.hpp"
 
 namespace moelab::cuda {
 namespace {
-
-void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) {
-    throw std::runtime_error(std::string("moelab::cuda: ") + what + ": " + cudaGetErrorString(status));
-  }
-}
-
-/// RAII owner of a device allocation of n doubles.
-class DeviceDoubles {
- public:
-  explicit DeviceDoubles(std::size_t n) {
-    check(cudaMalloc(reinterpret_cast<void**>(&ptr_), n * sizeof(double)), "cudaMalloc");
-  }
-  ~DeviceDoubles() { cudaFree(ptr_); }
-  DeviceDoubles(const DeviceDoubles&) = delete;
-  DeviceDoubles& operator=(const DeviceDoubles&) = delete;
-  double* get() const { return ptr_; }
-
- private:
-  double* ptr_ = nullptr;
-};
 
 /// One thread per draw: out[j] = normal(first + j). Random access by counter, so no state is shared
 /// between threads and the result does not depend on the launch configuration.
@@ -58,7 +36,7 @@ void philox_normals_to_host(std::uint64_t seed, std::uint32_t tag, std::uint64_t
                             std::size_t count, double* host_out) {
   if (count == 0) return;
   if (host_out == nullptr) throw std::invalid_argument("moelab::cuda::philox_normals_to_host: host_out is null");
-  DeviceDoubles out(count);
+  DeviceBuffer<double> out(count);
   const RandomStream stream(seed, static_cast<StreamTag>(tag), trial);
   constexpr int kThreads = 256;
   // Grid capped so huge counts use the grid-stride loop rather than an oversized grid.

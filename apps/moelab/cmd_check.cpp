@@ -35,7 +35,7 @@ void add_check(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->callback([&exit_code] {
     std::string why;
-    if (!resolve_backend(*parse_backend(backend), /*has_cuda_path=*/false, &why))
+    if (!resolve_backend(*parse_backend(backend), CudaPath::none, &why))
       bad_option("--backend", fmt::format("cannot run the claims on cuda: {}", why));
     const auto selected = claims::registry().select(only);
     if (selected.empty()) throw InputError("", 0, "--only", fmt::format("no claim matches '{}' (see moelab list claims)", only));

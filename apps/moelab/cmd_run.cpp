@@ -33,7 +33,7 @@ void add_run(CLI::App& app, int& exit_code) {
     if (!backend.empty()) {
       b.backend = *parse_backend(backend);
       std::string why;
-      if (const Study* st = find_study(sc.study); st && !resolve_backend(b.backend, st->has_cuda_path(), &why))
+      if (const Study* st = find_study(sc.study); st && !resolve_backend(b.backend, st->cuda_path(), &why))
         bad_option("--backend", fmt::format("cannot run study '{}' on cuda: {}", sc.study, why));
     }
     const CsvTable table = run_scenario(sc, b);

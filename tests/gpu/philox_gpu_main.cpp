@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <vector>
 
+#include "gpu_main.hpp"
 #include "moelab/core/distributions.hpp"
 
 #if MOELAB_HAVE_CUDA
@@ -83,18 +83,4 @@ TEST_CASE("device Philox normals differ when the trial changes", "[gpu]") {
 }
 #endif  // MOELAB_HAVE_CUDA
 
-int main(int argc, char* argv[]) {
-  constexpr int kSkipped = 77;  // SKIP_RETURN_CODE in tests/gpu/CMakeLists.txt
-#if MOELAB_HAVE_CUDA
-  if (!moelab::cuda::device_available()) {
-    std::puts("no CUDA device: GPU tests skipped");
-    return kSkipped;
-  }
-  return Catch::Session().run(argc, argv);
-#else
-  (void)argc;
-  (void)argv;
-  std::puts("moelab built without CUDA (MOELAB_HAVE_CUDA off): GPU tests skipped");
-  return kSkipped;
-#endif
-}
+int main(int argc, char* argv[]) { return moelab::test::run_gpu_tests(argc, argv); }

@@ -32,7 +32,16 @@ bool cuda_backend_available() {
 #endif
 }
 
-std::optional<Backend> resolve_backend(BackendRequest r, bool has_cuda_path, std::string* why) {
+const char* to_string(CudaPath p) {
+  switch (p) {
+    case CudaPath::none: return "none";
+    case CudaPath::experimental: return "experimental";
+    case CudaPath::validated: return "validated";
+  }
+  return "?";
+}
+
+std::optional<Backend> resolve_backend(BackendRequest r, CudaPath path, std::string* why) {
   if (r == BackendRequest::cpu) return Backend::cpu;
   const bool built =
 #ifdef MOELAB_HAVE_CUDA
@@ -41,8 +50,8 @@ std::optional<Backend> resolve_backend(BackendRequest r, bool has_cuda_path, std
       false;
 #endif
   const bool device = built && cuda_backend_available();
-  if (device && has_cuda_path) return Backend::cuda;
-  if (r == BackendRequest::automatic) return Backend::cpu;
+  if (r == BackendRequest::automatic) return device && path == CudaPath::validated ? Backend::cuda : Backend::cpu;
+  if (device && path != CudaPath::none) return Backend::cuda;
   if (why) {
     *why = !built     ? "this moelab was built without CUDA (configure with -DMOELAB_CUDA=ON where nvcc exists)"
            : !device  ? "no CUDA device is visible (cudaGetDeviceCount reports none)"

@@ -1,7 +1,9 @@
 // Which backend runs the Monte-Carlo loops: the CPU reference or CUDA (DESIGN.md, STYLE.md: same
 // interfaces, CPU as reference). `auto` picks CUDA when moelab was built with it, a device is visible
-// and the study has a CUDA path; otherwise the CPU. Asking for `cuda` where it cannot run is an error
-// (never a silent fallback): the user asked for a device result.
+// and the work has a *validated* CUDA path (its results checked against the CPU on a device);
+// otherwise the CPU. An *experimental* path (compiled, its shared host/device code tested on the CPU,
+// not yet run against the CPU on hardware) runs only when asked for by name. Asking for `cuda` where
+// it cannot run is an error (never a silent fallback): the user asked for a device result.
 #pragma once
 
 #include <optional>
@@ -11,6 +13,8 @@ namespace moelab {
 
 enum class Backend { cpu, cuda };
 enum class BackendRequest { cpu, cuda, automatic };
+/// The CUDA path a piece of work has (see the file comment).
+enum class CudaPath { none, experimental, validated };
 
 const char* to_string(Backend b);
 const char* to_string(BackendRequest r);
@@ -20,9 +24,9 @@ std::optional<BackendRequest> parse_backend(const std::string& s);
 /// True when moelab was built with CUDA and the runtime reports a device (never throws).
 bool cuda_backend_available();
 
-/// The backend a request resolves to for code that has (`has_cuda_path`) or lacks a CUDA path.
-/// Returns nullopt for `cuda` when it cannot run; `why` then says why (not built with CUDA, no device,
-/// or no CUDA path for this work).
-std::optional<Backend> resolve_backend(BackendRequest r, bool has_cuda_path, std::string* why = nullptr);
+/// The backend a request resolves to for work with the given CUDA path. Returns nullopt for `cuda`
+/// when it cannot run; `why` then says why (not built with CUDA, no device, or no CUDA path).
+std::optional<Backend> resolve_backend(BackendRequest r, CudaPath path, std::string* why = nullptr);
+const char* to_string(CudaPath p);
 
 }  // namespace moelab

@@ -9,6 +9,7 @@
 #include "moelab/core/error.hpp"
 #include "moelab/core/parallel.hpp"
 #include "moelab/routing/batched_normals.hpp"
+#include "moelab/routing/point_routing.hpp"
 
 namespace moelab::routing {
 
@@ -33,14 +34,6 @@ Eigen::MatrixXd gaussian_routing_vectors(int m, int d, std::uint64_t seed, std::
 }
 
 namespace {
-
-/// Normals per point slot: dim rounded up to even, plus one block (two slots) for a uniform, so that
-/// a point's normals and its uniform never share a Philox block.
-std::uint64_t point_stride(int dim) { return 2 * ((static_cast<std::uint64_t>(dim) + 1) / 2) + 2; }
-
-RandomStream point_stream(std::uint64_t seed, std::uint64_t draw, std::uint64_t i) {
-  return RandomStream(seed, StreamTag::routing_points, (draw << 24) + i / kPointsPerStream);
-}
 
 /// Raw standard normals of points first .. first + cols - 1 (dim per point) into out (dim x cols):
 /// point i's normals are (i mod 2^16) stride .. + dim - 1 of its stream, i.e. the consecutive points
@@ -78,41 +71,15 @@ void draw_points(InputLaw law, std::uint64_t seed, std::uint64_t draw, std::uint
     out *= 1.0 / std::sqrt(static_cast<double>(d));  // N(0, I_d / d)
     return;
   }
-  const std::uint64_t stride = point_stride(d), uslot = stride - 2;
   for (Eigen::Index c = 0; c < out.cols(); ++c) {
     const std::uint64_t i = first + static_cast<std::uint64_t>(c);
-    const double u = point_stream(seed, draw, i).uniform((i % kPointsPerStream) * stride + uslot);
+    const double u = point_stream(seed, draw, i).uniform(point_uniform_index(d, i));
     // Unif[B_d]: uniform direction g/|g| times radius U^(1/d) (P(|x| <= r) = r^d).
     out.col(c) *= std::pow(u, 1.0 / d) / out.col(c).norm();
   }
 }
 
-void top_k_indices(const double* s, int m, int k, int* idx, double* val) {
-  int filled = 0;
-  for (int j = 0; j < m; ++j) {
-    const double x = s[j];
-    int p;
-    if (filled < k) {
-      p = filled++;
-    } else {
-      if (!(x > val[k - 1])) continue;
-      p = k - 1;
-    }
-    while (p > 0 && val[p - 1] < x) {
-      val[p] = val[p - 1];
-      idx[p] = idx[p - 1];
-      --p;
-    }
-    val[p] = x;
-    idx[p] = j;
-  }
-  for (int i = 1; i < k; ++i) {
-    const int v = idx[i];
-    int j = i;
-    for (; j > 0 && idx[j - 1] > v; --j) idx[j] = idx[j - 1];
-    idx[j] = v;
-  }
-}
+void top_k_indices(const double* s, int m, int k, int* idx, double* val) { top_k_strided(s, 1, m, k, idx, val); }
 
 // ---- RegionHistogram ----
 

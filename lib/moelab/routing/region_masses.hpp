@@ -21,6 +21,7 @@
 
 #include <Eigen/Dense>
 
+#include "moelab/routing/point_routing.hpp"  // kPointsPerStream, the per-point core shared with CUDA
 #include "moelab/routing/subset_rank.hpp"
 
 namespace moelab::routing {
@@ -34,9 +35,6 @@ std::vector<std::string> input_law_names();
 /// m x d routing vectors with iid N(0, 1) entries (Lemma 3.2, proof: r_1..r_m iid N(0, I_d)); row j
 /// is normals j d .. j d + d - 1 of RandomStream(seed, routing_vectors, draw).
 Eigen::MatrixXd gaussian_routing_vectors(int m, int d, std::uint64_t seed, std::uint64_t draw);
-
-/// Points per random stream (see the file comment).
-inline constexpr std::uint64_t kPointsPerStream = std::uint64_t{1} << 16;
 
 /// Points first .. first + out.cols() - 1 of routing draw `draw`, one per column of `out` (d rows):
 /// N(0, I_d / d), or Unif[B_d] built as g / |g| * U^(1/d) from the same normals g (so both laws
@@ -104,6 +102,9 @@ class Router {
              RegionHistogram& hist) const;
   /// Region rank of one given point x (length d).
   std::uint64_t region_of(const Eigen::VectorXd& x) const;
+  /// The matrix the scores are computed with: R (m x d) on the full path, the lower Cholesky factor
+  /// L of R R' (m x m) on the projected path.
+  const Eigen::MatrixXd& score_matrix() const { return R_; }
 
  private:
   template <class Sink>
@@ -118,6 +119,15 @@ class Router {
 /// (shard histograms merged in order: identical counts for any thread count).
 RegionHistogram region_histogram(const Router& router, InputLaw law, std::uint64_t points, std::uint64_t seed,
                                  std::uint64_t draw, bool parallel);
+
+/// region_histogram on the CUDA device (kernels/routing_masses.cu): the same points (same Philox
+/// addresses), the same top-k and rank code; counts equal to the CPU's except for points whose k-th
+/// and (k+1)-th scores tie to rounding. Throws moelab::Error when built without CUDA or k > 32.
+RegionHistogram region_histogram_cuda(const Router& router, InputLaw law, std::uint64_t points, std::uint64_t seed,
+                                      std::uint64_t draw);
+/// Router::route on the CUDA device: the region ranks of points [first, first + out.size()).
+void route_cuda(const Router& router, InputLaw law, std::uint64_t seed, std::uint64_t draw, std::uint64_t first,
+                std::span<std::uint64_t> out);
 
 /// What one routing draw says about its region masses mu(U_S), estimated from n points.
 struct RegionMassSummary {

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "moelab/core/interrupt.hpp"
 #include "moelab/core/parallel.hpp"
 #include "moelab/core/stats.hpp"
 #include "moelab/routing/counting.hpp"
@@ -48,12 +49,14 @@ ScorePath read_path(const ParamView& v) {
   return p == "full" ? ScorePath::full : p == "projected" ? ScorePath::projected : ScorePath::automatic;
 }
 
+/// Routing draws t = 0 .. trials - 1 of shape s, n points each: on the CPU one draw per thread; with
+/// `cuda` one draw after the other on the device (kernels/routing_masses.cu), the same points.
 std::vector<RegionMassSummary> draws_of(const Shape& s, ScorePath path, InputLaw law, std::uint64_t n, std::int64_t trials,
-                                        std::uint64_t seed, Progress& progress, std::vector<std::vector<double>>* masses) {
+                                        std::uint64_t seed, bool cuda, Progress& progress, std::vector<std::vector<double>>* masses) {
   if (masses) masses->assign(static_cast<std::size_t>(trials), {});
-  return parallel_map<RegionMassSummary>(static_cast<std::size_t>(trials), [&](std::size_t t) {
+  const auto one_draw = [&](std::size_t t) {
     const Router router(gaussian_routing_vectors(s.m, s.d, seed, t), s.k, path);
-    const auto h = region_histogram(router, law, n, seed, t, false);
+    const auto h = cuda ? region_histogram_cuda(router, law, n, seed, t) : region_histogram(router, law, n, seed, t, false);
     if (masses) {
       auto& out = (*masses)[t];
       out.reserve(h.regions());
@@ -62,7 +65,19 @@ std::vector<RegionMassSummary> draws_of(const Shape& s, ScorePath path, InputLaw
     }
     progress.advance();
     return summarize_regions(h);
-  });
+  };
+  if (!cuda) return parallel_map<RegionMassSummary>(static_cast<std::size_t>(trials), one_draw);
+  std::vector<RegionMassSummary> out;
+  for (std::size_t t = 0; t < static_cast<std::size_t>(trials); ++t) {
+    check_interrupted();
+    out.push_back(one_draw(t));
+  }
+  return out;
+}
+
+/// The CUDA path's limit on k, checked while preparing (bad input never starts a run).
+void check_cuda_shape(const ParamView& v, const Shape& s, const McBudget& b) {
+  if (b.backend == BackendRequest::cuda && s.k > 32) v.fail("params.k", fmt::format("k = {}: the CUDA routing path supports k <= 32", s.k));
 }
 
 // ---- routing.mass_histogram: C mu_hat(U_S) over all regions and draws, vs uniform masses ----
@@ -73,7 +88,7 @@ class MassHistogramPoint : public PreparedPoint {
   std::size_t work() const override { return static_cast<std::size_t>(trials_); }
   std::vector<CsvRow> run(const McBudget& b, Progress& progress) override {
     std::vector<std::vector<double>> masses;
-    const auto sums = draws_of(s_, path_, law_, n_, trials_, b.seed, progress, &masses);
+    const auto sums = draws_of(s_, path_, law_, n_, trials_, b.seed, b.backend == BackendRequest::cuda, progress, &masses);
     const double C = static_cast<double>(binomial(s_.m, s_.k));
     std::vector<double> h(static_cast<std::size_t>(bins_), 0.0);
     const double width = hi_ / bins_;
@@ -131,8 +146,10 @@ class MassHistogramStudy : public Study {
     const InputLaw law = input_law_from_name(v.get_choice("params.law", input_law_names(), "gaussian"));
     const int bins = static_cast<int>(v.get_int_at_least("params.bins", 5, 60));
     const double hi = v.get_positive("params.max_mass", 3.0);
+    check_cuda_shape(v, s, b);
     return std::make_unique<MassHistogramPoint>(s, law, read_path(v), n, bins, hi, b.trials);
   }
+  CudaPath cuda_path() const override { return CudaPath::experimental; }
 };
 
 // ---- routing.balance: moments of the region masses and the balanced fraction, per (m, k, d) ----
@@ -142,7 +159,7 @@ class BalancePoint : public PreparedPoint {
       : s_(s), law_(law), path_(path), n_(n), trials_(trials) {}
   std::size_t work() const override { return static_cast<std::size_t>(trials_); }
   std::vector<CsvRow> run(const McBudget& b, Progress& progress) override {
-    const auto sums = draws_of(s_, path_, law_, n_, trials_, b.seed, progress, nullptr);
+    const auto sums = draws_of(s_, path_, law_, n_, trials_, b.seed, b.backend == BackendRequest::cuda, progress, nullptr);
     Welford first, second, balanced;
     for (const auto& x : sums) first.add(static_cast<double>(x.regions) * x.first_region_mass), second.add(x.normalized_second_moment),
         balanced.add(x.balanced_fraction);
@@ -176,8 +193,10 @@ class BalanceStudy : public Study {
     const Shape s = read_shape(v);
     const std::uint64_t n = read_points(v, binomial(s.m, s.k), 200);
     const InputLaw law = input_law_from_name(v.get_choice("params.law", input_law_names(), "gaussian"));
+    check_cuda_shape(v, s, b);
     return std::make_unique<BalancePoint>(s, law, read_path(v), n, b.trials);
   }
+  CudaPath cuda_path() const override { return CudaPath::experimental; }
 };
 
 // ---- routing.packing: random constant experts (Lemma 3.3 / A.8) per d ----

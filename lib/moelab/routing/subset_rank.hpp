@@ -9,6 +9,8 @@
 #include <span>
 #include <vector>
 
+#include "moelab/routing/point_routing.hpp"  // rank_sorted, shared with the CUDA path
+
 namespace moelab::routing {
 
 /// C(n, k) exactly; 0 when k < 0 or k > n. Precondition (MOELAB_EXPECT): it fits in 64 bits.
@@ -30,9 +32,7 @@ class SubsetRanker {
   /// Rank of the strictly increasing indices `sorted` (k of them, each in [0, m)). Not checked in
   /// release builds beyond the size: this is the hot loop of the region-mass Monte-Carlo.
   std::uint64_t rank(std::span<const int> sorted) const {
-    std::uint64_t r = 0;
-    for (int i = 0; i < k_; ++i) r += table_[static_cast<std::size_t>(i) * stride_ + static_cast<std::size_t>(sorted[static_cast<std::size_t>(i)])];
-    return r;
+    return rank_sorted(sorted.data(), k_, table_.data(), stride_);
   }
   /// Rank of k distinct indices in any order: sorts `idx` in place (insertion sort, k is small).
   std::uint64_t rank_unsorted(std::span<int> idx) const;
@@ -40,6 +40,10 @@ class SubsetRanker {
   void unrank(std::uint64_t r, std::span<int> out) const;
   /// Same, as a vector.
   std::vector<int> unrank(std::uint64_t r) const;
+  /// The table C(c, i + 1) at [i * table_stride() + c], i < k, c <= m (for point_routing.hpp's
+  /// rank_sorted and for copying to a device).
+  const std::vector<std::uint64_t>& table() const { return table_; }
+  std::size_t table_stride() const { return stride_; }
 
  private:
   int m_, k_;

@@ -31,7 +31,7 @@ CsvTable run_scenario(const Scenario& sc, const McBudget& budget) {
   // Validate everything first: a bad value at the last sweep point must not cost a long run.
   auto [study, prepared] = prepare_scenario(sc, budget);
   std::string why;
-  const auto backend = resolve_backend(budget.backend, study->has_cuda_path(), &why);
+  const auto backend = resolve_backend(budget.backend, study->cuda_path(), &why);
   if (!backend)
     throw InputError(sc.path, 0, "monte_carlo.backend", fmt::format("cannot run study '{}' on cuda: {}", sc.study, why));
   std::size_t work = 0;
@@ -43,14 +43,22 @@ CsvTable run_scenario(const Scenario& sc, const McBudget& budget) {
   if (!sc.title.empty()) t.add_metadata("title", sc.title);
   t.add_metadata("seed", fmt::format("{}", budget.seed));
   t.add_metadata("trials", fmt::format("{}", budget.trials));
-  t.add_metadata("backend", to_string(*backend));
+  const bool experimental = *backend == Backend::cuda && study->cuda_path() == CudaPath::experimental;
+  t.add_metadata("backend", experimental ? "cuda (experimental path: not yet validated against the CPU on a device)"
+                                         : to_string(*backend));
+  if (experimental)
+    fmt::print(stderr, "moelab: warning: study '{}' runs on an experimental CUDA path (not yet validated against the CPU "
+                       "reference on a device); compare with --backend cpu before trusting it\n", sc.study);
+  // Points see the resolved backend (cpu or cuda), never `auto`.
+  McBudget run_budget = budget;
+  run_budget.backend = *backend == Backend::cuda ? BackendRequest::cuda : BackendRequest::cpu;
   for (const auto& axis : sc.axes) t.add_metadata("sweep", axis.key);
   t.columns = study->columns();
   if (budget.threads > 0) set_num_threads(budget.threads);
   Progress progress(work, sc.name);
   for (auto& p : prepared) {
     check_interrupted();
-    for (auto& row : p->run(budget, progress)) t.add_row(std::move(row));
+    for (auto& row : p->run(run_budget, progress)) t.add_row(std::move(row));
   }
   progress.finish();
   if (budget.threads > 0) set_num_threads(0);

@@ -35,8 +35,9 @@ class Study {
   virtual std::vector<std::string> columns() const = 0;
   /// Reads and validates the point's parameters (throws InputError); must read every key it uses.
   virtual std::unique_ptr<PreparedPoint> prepare(const ParamView& params, const McBudget& budget) const = 0;
-  /// True when the study's points can run on the CUDA backend (kernels/); false: CPU only.
-  virtual bool has_cuda_path() const { return false; }
+  /// Whether the study's points can run on the CUDA backend (kernels/), and whether that path has been
+  /// validated against the CPU on a device (core/backend.hpp: `auto` uses validated paths only).
+  virtual CudaPath cuda_path() const { return CudaPath::none; }
   /// Metadata computed over all rows once the sweep is done (e.g. fitted rates).
   virtual std::vector<std::pair<std::string, std::string>> summarize(const std::vector<CsvRow>& rows) const {
     (void)rows;
