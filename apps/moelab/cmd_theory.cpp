@@ -55,6 +55,12 @@ void need(bool ok, const std::string& key, double x, const std::string& domain) 
   if (!ok || !std::isfinite(x)) bad_option(key, fmt::format("must be {}, got {}", domain, x));
 }
 bool is_int(double x) { return x == std::floor(x); }
+/// x must be an integer >= lo (and <= hi when given): exit 2 naming the key otherwise.
+void need_int(double x, const std::string& key, double lo, double hi = HUGE_VAL, const std::string& hi_name = "") {
+  const bool ok = x >= lo && x <= hi && is_int(x);
+  if (hi == HUGE_VAL) need(ok, key, x, fmt::format("an integer >= {}", lo));
+  else need(ok, key, x, fmt::format("an integer in {}..{}", lo, hi_name.empty() ? fmt::format("{}", hi) : hi_name));
+}
 
 }  // namespace
 
@@ -89,11 +95,11 @@ void add_bound(CLI::App& app, int& exit_code) {
                    [&](const std::vector<double>& x) {
                      bounds::Theorem1Params p{.C = x[5], .rademacher = scaled ? x[6] / std::sqrt(x[0]) : x[6], .k = x[2], .N = x[3],
                                               .d_N = x[4], .T = x[1], .m = x[0], .delta = x[7], .max_gate_weight = x[8]};
-                     need(p.m >= 1 && is_int(p.m), "--m", p.m, "an integer >= 1");
-                     need(p.T >= 1 && is_int(p.T), "--T", p.T, "an integer >= 1");
-                     need(p.k >= 1 && p.k <= p.T && is_int(p.k), "--k", p.k, fmt::format("an integer in 1..T = {}", p.T));
-                     need(p.N >= 1 && is_int(p.N), "--N", p.N, "an integer >= 1");
-                     need(p.d_N >= 0 && is_int(p.d_N), "--d-N", p.d_N, "an integer >= 0");
+                     need_int(p.m, "--m", 1);
+                     need_int(p.T, "--T", 1);
+                     need_int(p.k, "--k", 1, p.T, fmt::format("T = {}", p.T));
+                     need_int(p.N, "--N", 1);
+                     need_int(p.d_N, "--d-N", 0);
                      need(p.C > 0, "--C", p.C, "> 0");
                      need(x[6] >= 0, scaled ? "--rademacher-scale" : "--rademacher", x[6], ">= 0");
                      need(p.delta > 0 && p.delta < 1, "--delta", p.delta, "in (0, 1)");
@@ -116,9 +122,9 @@ void add_bound(CLI::App& app, int& exit_code) {
     t.columns = {"m", "d", "labels", "log_natarajan", "log_haussler_long", "log_sauer_shelah", "log_sauer_shelah_bound"};
     t.add_metadata("units", "natural logarithms of counts");
     for_each_point({{"--m", &m}, {"--d", &d}, {"--labels", &labels}}, [&](const std::vector<double>& x) {
-      need(x[0] >= 1 && is_int(x[0]), "--m", x[0], "an integer >= 1");
-      need(x[1] >= 0 && is_int(x[1]), "--d", x[1], "an integer >= 0");
-      need(x[2] >= 2 && is_int(x[2]), "--labels", x[2], "an integer >= 2");
+      need_int(x[0], "--m", 1);
+      need_int(x[1], "--d", 0);
+      need_int(x[2], "--labels", 2);
       const double nan = std::nan("");
       t.add_row({x[0], x[1], x[2], bounds::log_natarajan_growth(x[0], x[1], x[2]), bounds::log_haussler_long(x[0], x[1], x[2]),
                  bounds::log_sauer_shelah(x[0], x[1]),
@@ -186,10 +192,10 @@ void add_bound(CLI::App& app, int& exit_code) {
     t.columns = bounds::pattern_columns();
     t.add_metadata("seed", fmt::format("{}", seed));
     for_each_point({{"--m", &pm}, {"--d", &pd}, {"--T", &pT}, {"--k", &pk}, {"--d-N", &pdN}}, [&](const std::vector<double>& x) {
-      need(x[0] >= 1 && is_int(x[0]) && x[0] <= 1e6, "--m", x[0], "an integer in 1..1e6");
-      need(x[1] >= 1 && is_int(x[1]) && x[1] <= 1e4, "--d", x[1], "an integer in 1..1e4");
-      need(x[2] >= 2 && x[2] <= 64 && is_int(x[2]), "--T", x[2], "an integer in 2..64");
-      need(x[3] >= 1 && x[3] < x[2] && is_int(x[3]), "--k", x[3], fmt::format("an integer in 1..T-1 = {}", x[2] - 1));
+      need_int(x[0], "--m", 1, 1e6, "1e6");
+      need_int(x[1], "--d", 1, 1e4, "1e4");
+      need_int(x[2], "--T", 2, 64);
+      need_int(x[3], "--k", 1, x[2] - 1, fmt::format("T-1 = {}", x[2] - 1));
       need(x[4] >= 0, "--d-N", x[4], ">= 0");
       const bounds::PatternCountParams p{static_cast<int>(x[0]), static_cast<int>(x[1]), static_cast<int>(x[2]), static_cast<int>(x[3]),
                                          static_cast<std::uint64_t>(routers), x[4]};
@@ -231,7 +237,7 @@ void add_kstar(CLI::App& app, int& exit_code) {
                      need(x[0] >= 1, "--N", x[0], ">= 1");
                      need(x[1] >= 1, "--m", x[1], ">= 1");
                      need(x[2] > 0, "--d-N", x[2], "> 0");
-                     need(x[3] >= 1 && is_int(x[3]) && x[3] <= 1e9, "--T", x[3], "an integer in 1..1e9");
+                     need_int(x[3], "--T", 1, 1e9, "1e9");
                      need(x[4] > 0, "--a", x[4], "> 0");
                      need(x[5] > 0, "--b", x[5], "> 0");
                      need(x[6] > 0 && x[6] < 1, "--delta", x[6], "in (0, 1)");
