@@ -23,14 +23,16 @@ class DeviceBuffer {
   ~DeviceBuffer() { cudaFree(ptr_); }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  /// Reallocates (contents lost) when n exceeds the capacity.
+  /// Reallocates (contents lost) when n exceeds the capacity. Always holds an allocation afterwards,
+  /// even for n = 0 (a null pointer means "size query" to CUB's temporary-storage convention).
   void resize(std::size_t n) {
-    if (n <= capacity_) return;
+    if (ptr_ != nullptr && n <= capacity_) return;
     cudaFree(ptr_);
     ptr_ = nullptr;
     capacity_ = 0;
-    check(cudaMalloc(reinterpret_cast<void**>(&ptr_), (n > 0 ? n : 1) * sizeof(T)), "cudaMalloc");
-    capacity_ = n;
+    const std::size_t alloc = n > 0 ? n : 1;
+    check(cudaMalloc(reinterpret_cast<void**>(&ptr_), alloc * sizeof(T)), "cudaMalloc");
+    capacity_ = alloc;
   }
   T* get() const { return ptr_; }
   std::size_t capacity() const { return capacity_; }
