@@ -25,7 +25,11 @@ void add_list(CLI::App& app, int& exit_code) {
   cmd->callback([&exit_code] {
     if (what == "all" || what == "studies") {
       fmt::print("studies:\n");
-      for (const auto& s : studies()) fmt::print("  {:<22} {}\n", s->name(), s->summary());
+      for (const auto& s : studies()) {
+        const CudaPath cuda = s->cuda_path();
+        fmt::print("  {:<22} {}{}\n", s->name(), s->summary(),
+                   cuda == CudaPath::none ? "" : fmt::format(" [cuda path: {}]", to_string(cuda)));
+      }
     }
     if (what == "all" || what == "claims") {
       fmt::print("claims:\n");
