@@ -3,6 +3,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <string>
+
+#include <unistd.h>  // getpid
 
 #include <catch2/catch.hpp>
 
@@ -30,9 +33,11 @@ std::string model_error(const std::string& text, const std::string& file = "m.to
 }
 
 /// A scratch directory holding a scenario path and its data files.
+/// A scratch folder of this process: CTest runs each TEST_CASE as its own process, two at a time, so a
+/// folder shared by name was removed by one test while another was still reading it (a flaky failure).
 struct ScratchDir {
   std::filesystem::path dir;
-  ScratchDir() : dir(std::filesystem::temp_directory_path() / "moelab_model_params_test") {
+  ScratchDir() : dir(std::filesystem::temp_directory_path() / ("moelab_model_params_test_" + std::to_string(::getpid()))) {
     std::filesystem::create_directories(dir);
   }
   ~ScratchDir() { std::filesystem::remove_all(dir); }
