@@ -54,16 +54,22 @@ int blocks_for(std::uint64_t n) {
   return static_cast<int>(std::min<std::uint64_t>(b, 65535u * 8u));
 }
 
-/// Pt[j * B + c] = coordinate j of point first + c (raw standard normal times `scale`).
+static_assert(kMaxRoutingK == routing::kMaxDeviceTopK, "one limit on k for the device top-k");
+
+/// Pt[j * B + c] = coordinate j of point first + c (raw standard normal times `scale`). One thread per
+/// pair of coordinates (one Philox block, one Box-Muller); consecutive threads take consecutive points.
 __global__ void points_kernel(std::uint64_t seed, std::uint64_t draw, std::uint64_t first, int dim, std::uint64_t B,
                               double scale, double* Pt) {
-  const std::uint64_t total = B * static_cast<std::uint64_t>(dim);
+  const std::uint64_t pairs = static_cast<std::uint64_t>(dim + 1) / 2;
+  const std::uint64_t total = B * pairs;
   const std::uint64_t step = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t e = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += step) {
     const std::uint64_t c = e % B;
-    const int j = static_cast<int>(e / B);
-    const std::uint64_t i = first + c;
-    Pt[e] = scale * routing::point_stream(seed, draw, i).normal(routing::point_normal_index(dim, i, j));
+    const int b = static_cast<int>(e / B);
+    double z0, z1;
+    routing::point_normal_pair(seed, draw, dim, first + c, b, z0, z1);
+    Pt[static_cast<std::uint64_t>(2 * b) * B + c] = scale * z0;
+    if (2 * b + 1 < dim) Pt[static_cast<std::uint64_t>(2 * b + 1) * B + c] = scale * z1;
   }
 }
 
@@ -125,7 +131,7 @@ class DeviceRouter {
     St_.resize(B * static_cast<std::uint64_t>(p_.m));
     const bool gaussian_full = !p_.projected && !p_.ball;
     const double scale = gaussian_full ? 1.0 / std::sqrt(static_cast<double>(dim)) : 1.0;
-    points_kernel<<<blocks_for(B * static_cast<std::uint64_t>(dim)), kThreads>>>(p_.seed, p_.draw, first, dim, B, scale, Pt_.get());
+    points_kernel<<<blocks_for(B * static_cast<std::uint64_t>((dim + 1) / 2)), kThreads>>>(p_.seed, p_.draw, first, dim, B, scale, Pt_.get());
     check(cudaGetLastError(), "points_kernel launch");
     if (!p_.projected && p_.ball) {
       ball_kernel<<<blocks_for(B), kThreads>>>(p_.seed, p_.draw, first, dim, B, Pt_.get());
@@ -223,9 +229,10 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> routing_region_counts(const
   DeviceBuffer<std::uint64_t> ranks(batch), sorted(batch), unique(batch);
   DeviceBuffer<unsigned int> counts(batch);
   DeviceBuffer<int> runs_dev(1);
-  const int end_bit = std::max(1, static_cast<int>(std::ceil(std::log2(static_cast<double>(regions)))) + 1);
+  // Ranks are < regions: sort only the bits they can occupy.
+  const int end_bit = std::min(64, std::max(1, static_cast<int>(std::ceil(std::log2(static_cast<double>(regions)))) + 1));
   std::size_t sort_bytes = 0, rle_bytes = 0;
-  check(cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, ranks.get(), sorted.get(), static_cast<int>(batch), 0, std::min(64, end_bit)),
+  check(cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, ranks.get(), sorted.get(), static_cast<int>(batch), 0, end_bit),
         "cub sort (size query)");
   check(cub::DeviceRunLengthEncode::Encode(nullptr, rle_bytes, sorted.get(), unique.get(), counts.get(), runs_dev.get(),
                                            static_cast<int>(batch)),
@@ -239,7 +246,7 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> routing_region_counts(const
     dev.scores(done, B);
     dev.top_k(B, ranks.get(), nullptr);
     std::size_t bytes = temp.capacity();
-    check(cub::DeviceRadixSort::SortKeys(temp.get(), bytes, ranks.get(), sorted.get(), n, 0, std::min(64, end_bit)), "cub sort");
+    check(cub::DeviceRadixSort::SortKeys(temp.get(), bytes, ranks.get(), sorted.get(), n, 0, end_bit), "cub sort");
     bytes = temp.capacity();
     check(cub::DeviceRunLengthEncode::Encode(temp.get(), bytes, sorted.get(), unique.get(), counts.get(), runs_dev.get(), n),
           "cub run-length encode");

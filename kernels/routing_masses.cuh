@@ -15,7 +15,8 @@
 
 namespace moelab::cuda {
 
-/// Largest k the device top-k supports (its work arrays live in registers / local memory).
+/// Largest k the device top-k supports (its work arrays live in registers / local memory); equal to
+/// routing::kMaxDeviceTopK (routing/point_routing.hpp), checked by a static_assert in the kernel file.
 inline constexpr int kMaxRoutingK = 32;
 
 /// One routing problem, all pointers on the host.

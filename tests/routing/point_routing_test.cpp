@@ -32,10 +32,14 @@ std::vector<std::uint64_t> device_layout_ranks(const rt::Router& router, rt::Inp
   const int dim = static_cast<int>(A.cols());
   const bool gaussian_full = !router.projected() && law == rt::InputLaw::gaussian;
   const double scale = gaussian_full ? 1.0 / std::sqrt(static_cast<double>(dim)) : 1.0;
-  Eigen::MatrixXd Pt(static_cast<Eigen::Index>(B), dim);  // points_kernel
+  Eigen::MatrixXd Pt(static_cast<Eigen::Index>(B), dim);  // points_kernel: one pair of coordinates per thread
   for (std::uint64_t c = 0; c < B; ++c)
-    for (int j = 0; j < dim; ++j)
-      Pt(static_cast<Eigen::Index>(c), j) = scale * rt::point_stream(seed, draw, first + c).normal(rt::point_normal_index(dim, first + c, j));
+    for (int b = 0; 2 * b < dim; ++b) {
+      double z0, z1;
+      rt::point_normal_pair(seed, draw, dim, first + c, b, z0, z1);
+      Pt(static_cast<Eigen::Index>(c), 2 * b) = scale * z0;
+      if (2 * b + 1 < dim) Pt(static_cast<Eigen::Index>(c), 2 * b + 1) = scale * z1;
+    }
   if (!router.projected() && law == rt::InputLaw::ball)  // ball_kernel
     for (std::uint64_t c = 0; c < B; ++c) {
       const auto row = static_cast<Eigen::Index>(c);
@@ -78,6 +82,13 @@ TEST_CASE("point addressing is the one draw_points uses", "[routing]") {
     // draw_points computes the normals in bulk (batched_normals.hpp), equal to RandomStream::normal
     // within 2e-14 (its test); 1e-13 leaves room for the 1/sqrt(d) and the norm.
     CHECK(((g / std::sqrt(static_cast<double>(d))) - X.col(static_cast<Eigen::Index>(c))).cwiseAbs().maxCoeff() < 1e-13);
+    // The kernel's pairwise draw gives the same numbers, bit for bit, as the per-coordinate address.
+    for (int b = 0; 2 * b < d; ++b) {
+      double z0, z1;
+      rt::point_normal_pair(seed, draw, d, i, b, z0, z1);
+      CHECK(z0 == g(2 * b));
+      if (2 * b + 1 < d) CHECK(z1 == g(2 * b + 1));
+    }
     const double u = rt::point_stream(seed, draw, i).uniform(rt::point_uniform_index(d, i));
     CHECK(((g * std::pow(u, 1.0 / d) / g.norm()) - U.col(static_cast<Eigen::Index>(c))).cwiseAbs().maxCoeff() < 1e-13);
   }

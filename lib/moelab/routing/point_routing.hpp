@@ -30,6 +30,18 @@ MOELAB_HD std::uint64_t point_normal_index(int dim, std::uint64_t i, int j) {
   return (i % kPointsPerStream) * point_stride(dim) + static_cast<std::uint64_t>(j);
 }
 
+/// Coordinates 2 b and 2 b + 1 of point i (raw standard normals) from one Philox block: the same
+/// numbers as point_stream(seed, draw, i).normal(point_normal_index(dim, i, 2 b + {0, 1})), with one
+/// Philox evaluation and one Box-Muller for the pair (a point's normals start block-aligned: the
+/// stride is even). For dim odd, the last pair's second value is past the point and unused.
+MOELAB_HD void point_normal_pair(std::uint64_t seed, std::uint64_t draw, int dim, std::uint64_t i, int b, double& z0, double& z1) {
+  const std::uint64_t block = ((i % kPointsPerStream) * point_stride(dim)) / 2 + static_cast<std::uint64_t>(b);
+  box_muller(philox_block(point_stream(seed, draw, i).address(), static_cast<std::uint32_t>(block)), z0, z1);
+}
+
+/// Largest k the CUDA top-k supports (its work arrays are fixed-size, per thread).
+inline constexpr int kMaxDeviceTopK = 32;
+
 /// Index, in the same stream, of the uniform that sets the radius of point i under Unif[B_d].
 MOELAB_HD std::uint64_t point_uniform_index(int dim, std::uint64_t i) {
   return (i % kPointsPerStream) * point_stride(dim) + point_stride(dim) - 2;

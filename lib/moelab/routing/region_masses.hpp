@@ -122,7 +122,7 @@ RegionHistogram region_histogram(const Router& router, InputLaw law, std::uint64
 
 /// region_histogram on the CUDA device (kernels/routing_masses.cu): the same points (same Philox
 /// addresses), the same top-k and rank code; counts equal to the CPU's except for points whose k-th
-/// and (k+1)-th scores tie to rounding. Throws moelab::Error when built without CUDA or k > 32.
+/// and (k+1)-th scores tie to rounding. Throws moelab::Error when built without CUDA or k > kMaxDeviceTopK.
 RegionHistogram region_histogram_cuda(const Router& router, InputLaw law, std::uint64_t points, std::uint64_t seed,
                                       std::uint64_t draw);
 /// Router::route on the CUDA device: the region ranks of points [first, first + out.size()).

@@ -12,7 +12,7 @@ namespace moelab::routing {
 #ifdef MOELAB_HAVE_CUDA
 namespace {
 cuda::RoutingProblem problem(const Router& router, InputLaw law, std::uint64_t seed, std::uint64_t draw) {
-  MOELAB_EXPECT(router.k() <= cuda::kMaxRoutingK, "the CUDA routing path supports k <= 32");
+  MOELAB_EXPECT(router.k() <= kMaxDeviceTopK, "the CUDA routing path supports k <= 32 (kMaxDeviceTopK)");
   cuda::RoutingProblem p;
   p.score_matrix = router.score_matrix().data();
   p.m = router.m();

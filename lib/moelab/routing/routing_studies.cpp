@@ -77,7 +77,8 @@ std::vector<RegionMassSummary> draws_of(const Shape& s, ScorePath path, InputLaw
 
 /// The CUDA path's limit on k, checked while preparing (bad input never starts a run).
 void check_cuda_shape(const ParamView& v, const Shape& s, const McBudget& b) {
-  if (b.backend == BackendRequest::cuda && s.k > 32) v.fail("params.k", fmt::format("k = {}: the CUDA routing path supports k <= 32", s.k));
+  if (b.backend == BackendRequest::cuda && s.k > kMaxDeviceTopK)
+    v.fail("params.k", fmt::format("k = {}: the CUDA routing path supports k <= {}", s.k, kMaxDeviceTopK));
 }
 
 // ---- routing.mass_histogram: C mu_hat(U_S) over all regions and draws, vs uniform masses ----
