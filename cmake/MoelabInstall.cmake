@@ -1,10 +1,12 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
-install(TARGETS moelab moelab_exe EXPORT moelabTargets
+install(TARGETS moelab ${MOELAB_LAYER_TARGETS} moelab_exe EXPORT moelabTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(DIRECTORY lib/moelab DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
+# Public headers only: detail/ folders are internal.
+install(DIRECTORY lib/moelab DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp"
+        PATTERN "detail" EXCLUDE)
 install(FILES ${PROJECT_BINARY_DIR}/generated/moelab/core/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/moelab/core)
 install(EXPORT moelabTargets NAMESPACE moelab:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/moelab)
 configure_package_config_file(cmake/moelabConfig.cmake.in ${PROJECT_BINARY_DIR}/moelabConfig.cmake

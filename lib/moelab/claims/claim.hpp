@@ -5,9 +5,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "moelab/core/keys.hpp"
 
 namespace moelab::claims {
 
@@ -30,14 +33,27 @@ struct TestResult {
   double reference = 0.0;    // the closed-form value it is compared with
   double p_value = 1.0;      // p-value of H0 (small = the form is rejected)
   std::int64_t samples = 0;  // Monte-Carlo samples behind the estimate
+  bool one_sided = false;    // a one-sided test (bounds): its power statement uses z_(1 - level)
 };
 
 /// What a claim's check returns.
 struct Evidence {
   TestResult printed;                // the statement as printed in the paper
   std::optional<TestResult> exact;   // the exact expression, where the printed one is suspect
-  TestResult control;                // the negative control: must be rejected
+  std::vector<TestResult> controls;  // negative controls: every one must be rejected
+  /// The smallest deviation of the tested quantity from its closed form that matters, in the units
+  /// of printed.reference (the claim's power statement: `holds` needs the printed test to detect a
+  /// deviation this large with power 0.9 at the suite's strictest level). NaN: taken from the
+  /// controls that test the same estimate (their distance to the printed reference); when there is
+  /// none either, the claim cannot be `holds` (claims/evidence.hpp: with_relevance).
+  double relevance = std::numeric_limits<double>::quiet_NaN();
   std::string note;                  // numbers a reader needs (sizes, ratios, counterexample)
+
+  /// Adds a negative control.
+  Evidence& control(TestResult t) {
+    controls.push_back(std::move(t));
+    return *this;
+  }
 };
 
 /// How much Monte-Carlo a check may spend.
@@ -53,10 +69,12 @@ struct Claim {
   std::string source;     // "noisy, Thm 2" (paper short name, theorem/equation)
   std::string statement;  // one sentence, as the paper states it
   ClaimKind kind = ClaimKind::equality;
-  std::function<Evidence(const CheckBudget&, std::uint64_t seed)> check;
+  /// Runs the evidence. `key` is RngKey::root(suite seed).with(id): derive every sub-experiment's
+  /// seed from it (key.with("n", n).seed()), never by adding to a seed.
+  std::function<Evidence(const CheckBudget&, const RngKey& key)> check;
 };
 
-/// The registry; topics add their claims in register_<topic>_claims (claims/registry.cpp calls them).
+/// The registry; topics add their claims in register_claims (the catalogue calls every topic's).
 class Registry {
  public:
   void add(Claim c);
@@ -68,10 +86,7 @@ class Registry {
   std::vector<Claim> claims_;
 };
 
-/// Every claim of every topic.
-const Registry& registry();
-
-/// Stable 64-bit seed of one claim from the suite seed and its id (FNV-1a of the id, mixed).
-std::uint64_t claim_seed(std::uint64_t suite_seed, const std::string& id);
+/// The key of one claim: RngKey::root(suite seed).with(id).
+RngKey claim_key(std::uint64_t suite_seed, const std::string& id);
 
 }  // namespace moelab::claims

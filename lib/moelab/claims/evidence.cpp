@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
 
 namespace moelab::claims {
 
@@ -11,14 +14,27 @@ TestResult equality_test(std::string form, const Welford& w, double reference) {
 }
 
 TestResult upper_bound_test(std::string form, const Welford& w, double bound) {
-  return {std::move(form), w.mean(), w.standard_error(), bound, t_test_greater(w, bound),
-          static_cast<std::int64_t>(w.count())};
+  TestResult r{std::move(form), w.mean(), w.standard_error(), bound, t_test_greater(w, bound),
+               static_cast<std::int64_t>(w.count())};
+  r.one_sided = true;
+  return r;
 }
 
 TestResult z_equality_test(std::string form, double estimate, double std_error, double reference,
                            std::int64_t samples) {
   const double z = std_error > 0 ? (estimate - reference) / std_error : (estimate == reference ? 0.0 : INFINITY);
   return {std::move(form), estimate, std_error, reference, z_test_two_sided(z), samples};
+}
+
+TestResult z_upper_bound_test(std::string form, double estimate, double std_error, double bound, std::int64_t samples) {
+  const double z = std_error > 0 ? (estimate - bound) / std_error : (estimate <= bound ? -INFINITY : INFINITY);
+  TestResult r{std::move(form), estimate, std_error, bound, z_test_greater(z), samples};
+  r.one_sided = true;
+  return r;
+}
+
+TestResult exhaustive_test(std::string form, std::int64_t cases, std::int64_t violations) {
+  return {std::move(form), static_cast<double>(violations), 0.0, 0.0, violations == 0 ? 1.0 : 0.0, cases};
 }
 
 TestResult deterministic_test(std::string form, double estimate, double reference, bool holds) {
@@ -56,6 +72,48 @@ TestResult intercept_test(std::string form, const SizeSeries& s, const std::vect
   }
   const auto fit = weighted_least_squares(cols, y, w);
   return z_equality_test(std::move(form), fit.coef[0], fit.se[0], limit, samples);
+}
+
+}  // namespace moelab::claims
+
+namespace moelab::claims {
+
+double min_detectable(const TestResult& t, double level) {
+  if (!(t.std_error > 0.0)) return 0.0;  // exact or deterministic: any deviation shows
+  const double a = t.one_sided ? level : level / 2.0;
+  return (normal_quantile(1.0 - a) + normal_quantile(kPower)) * t.std_error;
+}
+
+double resolved_relevance(const Evidence& e) {
+  if (!std::isnan(e.relevance)) return e.relevance;
+  double r = std::numeric_limits<double>::quiet_NaN();
+  for (const auto& c : e.controls) {
+    // A control on the same estimate is an alternative closed form: its distance is what the
+    // claim says must be detectable.
+    if (c.estimate != e.printed.estimate || c.std_error != e.printed.std_error) continue;
+    const double d = std::fabs(c.reference - e.printed.reference);
+    if (d > 0.0 && !(d >= r)) r = d;
+  }
+  return r;
+}
+
+Evidence equality_evidence(std::string form, const Welford& w, double reference, double rel) {
+  Evidence e;
+  const double wrong = reference * (1.0 + rel);
+  e.printed = equality_test(std::move(form), w, reference);
+  e.control(equality_test(fmt::format("same vs the closed form off by {:+.3g}%", 100.0 * rel), w, wrong));
+  e.relevance = std::fabs(wrong - reference);
+  return e;
+}
+
+Evidence extrapolation_evidence(std::string form, const SizeSeries& s, const FiniteSizeModel& model, double limit,
+                                double rel) {
+  Evidence e;
+  const double wrong = limit * (1.0 + rel);
+  e.printed = intercept_test(fmt::format("{} (extrapolated, {})", form, model.text), s, model.corrections, limit);
+  e.control(intercept_test(fmt::format("same vs the limit off by {:+.3g}%", 100.0 * rel), s, model.corrections, wrong));
+  e.relevance = std::fabs(wrong - limit);
+  return e;
 }
 
 }  // namespace moelab::claims

@@ -9,8 +9,21 @@
 #include "moelab/core/progress.hpp"
 #include "moelab/core/stats.hpp"
 #include "moelab/core/version.hpp"
+#include "moelab/claims/evidence.hpp"
 
 namespace moelab::claims {
+
+namespace {
+std::string num(double x) { return std::isfinite(x) ? fmt::format("{:.6g}", x) : fmt::format("{}", x); }
+/// The control reported in one-line summaries: the weakest (largest p).
+const TestResult& weakest_control(const Evidence& e) {
+  static const TestResult none{"none", 0.0, 0.0, 0.0, 1.0, 0};
+  const TestResult* w = &none;
+  for (const auto& c : e.controls)
+    if (w == &none || c.p_value > w->p_value) w = &c;
+  return *w;
+}
+}  // namespace
 
 SuiteResult judge(std::vector<Outcome> outcomes, double alpha) {
   // One Holm family: every printed test and every exact test of the suite.
@@ -20,34 +33,66 @@ SuiteResult judge(std::vector<Outcome> outcomes, double alpha) {
     if (o.evidence.exact) p.push_back(o.evidence.exact->p_value);
   }
   const auto adj = holm_adjust(p);
-  const double control_level = p.empty() ? alpha : alpha / static_cast<double>(p.size());
+  // Controls and power at the strictest level of the family (Holm's first step = Bonferroni).
+  const double level = p.empty() ? alpha : alpha / static_cast<double>(p.size());
   std::size_t k = 0;
   for (auto& o : outcomes) {
+    const Evidence& e = o.evidence;
     o.printed_p_holm = adj[k++];
-    o.exact_p_holm = o.evidence.exact ? adj[k++] : 1.0;
-    o.control_rejected = o.evidence.control.p_value < control_level;
+    o.exact_p_holm = e.exact ? adj[k++] : 1.0;
+    o.controls_rejected = 0;
+    double worst_control_p = 0.0;
+    for (const auto& c : e.controls) {
+      if (c.p_value < level) ++o.controls_rejected;
+      worst_control_p = std::max(worst_control_p, c.p_value);
+    }
+    o.control_rejected = !e.controls.empty() && o.controls_rejected == e.controls.size();
+    o.relevance = resolved_relevance(e);
+    o.min_detectable = min_detectable(e.printed, level);
+    const double exact_mdd = e.exact ? min_detectable(*e.exact, level) : 0.0;
     const bool printed_rejected = o.printed_p_holm < alpha;
-    const bool exact_rejected = o.evidence.exact && o.exact_p_holm < alpha;
-    if (!o.control_rejected) {
+    const bool exact_rejected = e.exact && o.exact_p_holm < alpha;
+    const auto powered = [&](double mdd) { return !std::isnan(o.relevance) && mdd <= o.relevance; };
+    if (e.controls.empty()) {
       o.verdict = Verdict::inconclusive;
-      o.reason = fmt::format("negative control not rejected (p = {:.3g} >= {:.3g}): the budget cannot tell a wrong "
-                             "form from the right one; rerun with --full",
-                             o.evidence.control.p_value, control_level);
+      o.reason = "no negative control: a check that cannot fail decides nothing";
+    } else if (!o.control_rejected) {
+      o.verdict = Verdict::inconclusive;
+      o.reason = fmt::format("{} of {} negative controls rejected (weakest p = {:.3g} >= {:.3g}): the budget cannot tell a "
+                             "wrong form from the right one; rerun with --full",
+                             o.controls_rejected, e.controls.size(), worst_control_p, level);
     } else if (!printed_rejected) {
-      o.verdict = Verdict::holds;
-      o.reason = fmt::format("printed form not rejected (Holm p = {:.3g}); control rejected (p = {:.2g})",
-                             o.printed_p_holm, o.evidence.control.p_value);
-    } else if (o.evidence.exact && !exact_rejected) {
-      o.verdict = Verdict::erratum;
-      o.reason = fmt::format("printed form rejected (Holm p = {:.3g}); exact form not rejected (Holm p = {:.3g})",
-                             o.printed_p_holm, o.exact_p_holm);
+      if (powered(o.min_detectable)) {
+        o.verdict = Verdict::holds;
+        o.reason = fmt::format("printed form not rejected (Holm p = {:.3g}); it would detect a deviation of {} (relevance "
+                               "{}) with power {}; controls rejected (worst p = {:.2g})",
+                               o.printed_p_holm, num(o.min_detectable), num(o.relevance), kPower, worst_control_p);
+      } else {
+        o.verdict = Verdict::inconclusive;
+        o.reason = std::isnan(o.relevance)
+                       ? "printed form not rejected, but the claim states no relevance (smallest deviation that matters)"
+                       : fmt::format("printed form not rejected (Holm p = {:.3g}), but the test detects only deviations of "
+                                     "{} or more with power {}, above the relevance {}; rerun with --full",
+                                     o.printed_p_holm, num(o.min_detectable), kPower, num(o.relevance));
+      }
+    } else if (e.exact && !exact_rejected) {
+      if (powered(exact_mdd)) {
+        o.verdict = Verdict::erratum;
+        o.reason = fmt::format("printed form rejected (Holm p = {:.3g}); exact form not rejected (Holm p = {:.3g}, "
+                               "detectable deviation {} <= relevance {})",
+                               o.printed_p_holm, o.exact_p_holm, num(exact_mdd), num(o.relevance));
+      } else {
+        o.verdict = Verdict::inconclusive;
+        o.reason = fmt::format("printed form rejected (Holm p = {:.3g}); exact form not rejected but under-powered "
+                               "(detectable deviation {} > relevance {})",
+                               o.printed_p_holm, num(exact_mdd), num(o.relevance));
+      }
     } else {
       o.verdict = Verdict::fails;
-      o.reason = o.evidence.exact
-                     ? fmt::format("printed (Holm p = {:.3g}) and exact (Holm p = {:.3g}) forms both rejected",
-                                   o.printed_p_holm, o.exact_p_holm)
-                     : fmt::format("printed form rejected (Holm p = {:.3g}); no exact form available",
-                                   o.printed_p_holm);
+      o.reason = e.exact ? fmt::format("printed (Holm p = {:.3g}) and exact (Holm p = {:.3g}) forms both rejected",
+                                       o.printed_p_holm, o.exact_p_holm)
+                         : fmt::format("printed form rejected (Holm p = {:.3g}); no exact form available",
+                                       o.printed_p_holm);
     }
   }
   return {std::move(outcomes), alpha, p.size()};
@@ -63,7 +108,7 @@ SuiteResult run_suite(const std::vector<const Claim*>& claims, const CheckBudget
     const auto t0 = std::chrono::steady_clock::now();
     Outcome o;
     o.claim = c;
-    o.evidence = c->check(budget, claim_seed(budget.seed, c->id));
+    o.evidence = c->check(budget, claim_key(budget.seed, c->id));
     o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     outcomes.push_back(std::move(o));
     progress.advance();
@@ -72,9 +117,6 @@ SuiteResult run_suite(const std::vector<const Claim*>& claims, const CheckBudget
   return judge(std::move(outcomes), alpha);
 }
 
-namespace {
-std::string num(double x) { return std::isfinite(x) ? fmt::format("{:.6g}", x) : fmt::format("{}", x); }
-}  // namespace
 
 CsvTable suite_table(const SuiteResult& r, const CheckBudget& budget) {
   CsvTable t;
@@ -87,7 +129,7 @@ CsvTable suite_table(const SuiteResult& r, const CheckBudget& budget) {
   t.columns = {"id", "source", "kind", "verdict", "printed_estimate", "printed_std_error", "printed_reference",
                "printed_p", "printed_p_holm", "exact_estimate", "exact_std_error", "exact_reference", "exact_p",
                "exact_p_holm", "control_estimate", "control_reference", "control_p", "control_rejected",
-               "samples", "note"};
+               "samples", "note", "controls", "relevance", "min_detectable"};
   const double nan = std::nan("");
   for (const auto& o : r.outcomes) {
     const auto& e = o.evidence;
@@ -95,17 +137,18 @@ CsvTable suite_table(const SuiteResult& r, const CheckBudget& budget) {
                e.printed.estimate, e.printed.std_error, e.printed.reference, e.printed.p_value, o.printed_p_holm,
                e.exact ? e.exact->estimate : nan, e.exact ? e.exact->std_error : nan,
                e.exact ? e.exact->reference : nan, e.exact ? e.exact->p_value : nan,
-               e.exact ? o.exact_p_holm : nan, e.control.estimate, e.control.reference, e.control.p_value,
-               std::string(o.control_rejected ? "yes" : "no"),
-               static_cast<std::int64_t>(e.printed.samples + (e.exact ? e.exact->samples : 0)), e.note});
+               e.exact ? o.exact_p_holm : nan, weakest_control(e).estimate, weakest_control(e).reference,
+               weakest_control(e).p_value, std::string(o.control_rejected ? "yes" : "no"),
+               static_cast<std::int64_t>(e.printed.samples + (e.exact ? e.exact->samples : 0)), e.note,
+               static_cast<std::int64_t>(e.controls.size()), o.relevance, o.min_detectable});
   }
   return t;
 }
 
 std::string suite_markdown(const SuiteResult& r, const CheckBudget& budget) {
   std::string md = fmt::format("# moelab check ({}), seed {}\n\n", budget.full ? "--full" : "--quick", budget.seed);
-  md += fmt::format("Family-wise error: Holm at alpha = {} over {} tests; each negative control must be rejected at "
-                    "alpha / {}.\n\n",
+  md += fmt::format("Family-wise error: Holm at alpha = {} over {} tests; every negative control must be rejected at "
+                    "alpha / {}, and `holds` needs power 0.9 there against the claim's relevance.\n\n",
                     r.alpha, r.family_size, r.family_size);
   md += "| claim | source | verdict | printed: estimate vs closed form | exact: closed form | control p |\n";
   md += "|---|---|---|---|---|---|\n";
@@ -115,7 +158,7 @@ std::string suite_markdown(const SuiteResult& r, const CheckBudget& budget) {
                       o.claim->source, to_string(o.verdict), num(e.printed.estimate), num(e.printed.std_error),
                       num(e.printed.reference), o.printed_p_holm,
                       e.exact ? fmt::format("{} (p_Holm {:.3g})", num(e.exact->reference), o.exact_p_holm) : "-",
-                      e.control.p_value);
+                      weakest_control(e).p_value);
   }
   md += "\n## Details\n";
   for (const auto& o : r.outcomes) {
@@ -123,9 +166,11 @@ std::string suite_markdown(const SuiteResult& r, const CheckBudget& budget) {
                       o.claim->source, o.claim->statement, to_string(o.claim->kind), to_string(o.verdict), o.reason,
                       o.evidence.printed.form);
     if (o.evidence.exact) md += fmt::format("- exact test: {}\n", o.evidence.exact->form);
-    md += fmt::format("- negative control: {} (estimate {}, reference {}, p = {:.2g})\n", o.evidence.control.form,
-                      num(o.evidence.control.estimate), num(o.evidence.control.reference),
-                      o.evidence.control.p_value);
+    for (const auto& c : o.evidence.controls)
+      md += fmt::format("- negative control: {} (estimate {}, reference {}, p = {:.2g})\n", c.form, num(c.estimate),
+                        num(c.reference), c.p_value);
+    md += fmt::format("- power: detects a deviation of {} with power {} (relevance {})\n", num(o.min_detectable), kPower,
+                      num(o.relevance));
     if (!o.evidence.note.empty()) md += fmt::format("- {}\n", o.evidence.note);
   }
   return md;

@@ -1,6 +1,7 @@
 // The verdict engine: runs claims, controls the family-wise error across the whole suite (Holm at
-// level alpha over every printed and exact test), requires each negative control to be rejected at
-// the strictest (Bonferroni) level, and assigns holds / fails / erratum / inconclusive.
+// level alpha over every printed and exact test), requires every negative control to be rejected at
+// the strictest (Bonferroni) level and the printed test to have power kPower against a deviation of
+// the claim's relevance at that level, and assigns holds / fails / erratum / inconclusive.
 #pragma once
 
 #include <string>
@@ -17,7 +18,10 @@ struct Outcome {
   Verdict verdict = Verdict::inconclusive;
   double printed_p_holm = 1.0;
   double exact_p_holm = 1.0;
-  bool control_rejected = false;
+  bool control_rejected = false;  // every control rejected at the Bonferroni level
+  std::size_t controls_rejected = 0;
+  double relevance = 0.0;        // resolved_relevance(evidence)
+  double min_detectable = 0.0;   // of the printed test at the strictest level, power kPower
   std::string reason;  // one line: why this verdict
   double seconds = 0.0;
 };

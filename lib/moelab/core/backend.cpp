@@ -1,7 +1,7 @@
 #include "moelab/core/backend.hpp"
 
 #ifdef MOELAB_HAVE_CUDA
-#include "kernels/philox_normal.cuh"
+#include <cuda_runtime_api.h>
 #endif
 
 namespace moelab {
@@ -26,7 +26,18 @@ std::optional<BackendRequest> parse_backend(const std::string& s) {
 
 bool cuda_backend_available() {
 #ifdef MOELAB_HAVE_CUDA
-  return cuda::device_available();
+  // The kernels are built for sm_90 (kernels/CMakeLists.txt): a device of a lower compute
+  // capability cannot run them, so it does not count.
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  for (int d = 0; d < count; ++d) {
+    int major = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d) == cudaSuccess && major >= 9) return true;
+  }
+  return false;
 #else
   return false;
 #endif

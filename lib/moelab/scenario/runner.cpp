@@ -6,64 +6,88 @@
 #include "moelab/core/interrupt.hpp"
 #include "moelab/core/parallel.hpp"
 #include "moelab/core/version.hpp"
-#include "moelab/scenario/study.hpp"
 
 namespace moelab {
 
-std::pair<const Study*, std::vector<std::unique_ptr<PreparedPoint>>> prepare_scenario(const Scenario& sc,
-                                                                                      const McBudget& budget) {
-  const Study* study = find_study(sc.study);
-  if (!study) {
-    std::string known;
-    for (const auto& s : studies()) known += (known.empty() ? "" : ", ") + s->name();
-    throw InputError(sc.path, 0, "study", fmt::format("unknown study '{}' (known: {})", sc.study, known));
-  }
-  std::vector<std::unique_ptr<PreparedPoint>> prepared;
-  for (const auto& pt : sc.points()) {
-    const ParamView view(pt.table, sc.path);
-    prepared.push_back(study->prepare(view, budget));
-    view.check_all_used();
-  }
-  return {study, std::move(prepared)};
+const StudyDef& study_for(const Scenario& sc, const std::vector<StudyDef>& known) {
+  for (const auto& s : known)
+    if (s.name == sc.study) return s;
+  std::string names;
+  for (const auto& s : known) names += (names.empty() ? "" : ", ") + s.name;
+  throw InputError(sc.path, 0, "study", fmt::format("unknown study '{}' (known: {})", sc.study, names));
 }
 
-CsvTable run_scenario(const Scenario& sc, const McBudget& budget) {
+RngKey point_key(std::uint64_t seed, const std::string& study, const SweepPoint& point) {
+  RngKey k = RngKey::root(seed).with(study);
+  for (const auto& [key, value] : point.coordinates) k = k.with(key + "=" + value);
+  return k;
+}
+
+namespace {
+
+std::any prepare_point(const StudyDef& study, const toml::table& table, const std::string& path) {
+  const ParamView view(table, path);
+  const PointParams params(view, study.params);
+  std::any point = study.prepare(params);
+  view.check_all_used();
+  return point;
+}
+
+}  // namespace
+
+std::vector<std::any> prepare_scenario(const StudyDef& study, const Scenario& sc) {
+  std::vector<std::any> prepared;
+  for (const auto& pt : sc.points()) prepared.push_back(prepare_point(study, pt.table, sc.path));
+  return prepared;
+}
+
+CsvTable run_scenario(const StudyDef& study, const Scenario& sc, const McBudget& budget) {
   // Validate everything first: a bad value at the last sweep point must not cost a long run.
-  auto [study, prepared] = prepare_scenario(sc, budget);
+  const auto points = sc.points();
+  std::vector<std::any> prepared;
+  for (const auto& pt : points) prepared.push_back(prepare_point(study, pt.table, sc.path));
   std::string why;
-  const auto backend = resolve_backend(budget.backend, study->cuda_path(), &why);
+  const auto backend = resolve_backend(budget.backend, study.cuda, &why);
   if (!backend)
     throw InputError(sc.path, 0, "monte_carlo.backend", fmt::format("cannot run study '{}' on cuda: {}", sc.study, why));
+  const std::int64_t trials = study.trial_unit.empty() ? 0 : budget.trials;
   std::size_t work = 0;
-  for (const auto& p : prepared) work += p->work();
+  for (const auto& p : prepared) work += study.work(p, trials);
   CsvTable t;
   t.add_metadata("tool", fmt::format("moelab {}", kVersion));
   t.add_metadata("scenario", sc.path);
   t.add_metadata("study", sc.study);
   if (!sc.title.empty()) t.add_metadata("title", sc.title);
   t.add_metadata("seed", fmt::format("{}", budget.seed));
-  t.add_metadata("trials", fmt::format("{}", budget.trials));
-  const bool experimental = *backend == Backend::cuda && study->cuda_path() == CudaPath::experimental;
+  t.add_metadata("trials", study.trial_unit.empty() ? std::string("none (deterministic)")
+                                                    : fmt::format("{} {} per point", budget.trials, study.trial_unit));
+  const bool experimental = *backend == Backend::cuda && study.cuda == CudaPath::experimental;
   t.add_metadata("backend", experimental ? "cuda (experimental path: not yet validated against the CPU on a device)"
                                          : to_string(*backend));
   if (experimental)
     fmt::print(stderr, "moelab: warning: study '{}' runs on an experimental CUDA path (not yet validated against the CPU "
                        "reference on a device); compare with --backend cpu before trusting it\n", sc.study);
-  // Points see the resolved backend (cpu or cuda), never `auto`.
-  McBudget run_budget = budget;
-  run_budget.backend = *backend == Backend::cuda ? BackendRequest::cuda : BackendRequest::cpu;
   for (const auto& axis : sc.axes) t.add_metadata("sweep", axis.key);
-  t.columns = study->columns();
+  t.columns = study.column_names();
   if (budget.threads > 0) set_num_threads(budget.threads);
   Progress progress(work, sc.name);
-  for (auto& p : prepared) {
+  for (std::size_t i = 0; i < prepared.size(); ++i) {
     check_interrupted();
-    for (auto& row : p->run(run_budget, progress)) t.add_row(std::move(row));
+    RunContext ctx{point_key(budget.seed, study.name, points[i]), trials, *backend, &progress};
+    RowSink rows(study.columns);
+    study.run(prepared[i], ctx, rows);
+    for (auto& row : rows.take()) t.add_row(std::move(row));
   }
   progress.finish();
   if (budget.threads > 0) set_num_threads(0);
-  for (auto& kv : study->summarize(t.rows)) t.add_metadata(kv.first, kv.second);
+  if (study.summarize)
+    for (auto& kv : study.summarize(TableView(t))) t.add_metadata(kv.first, kv.second);
   return t;
+}
+
+CsvTable run_study_text(const StudyDef& study, const std::string& toml_text, const McBudget& budget) {
+  const Scenario sc = parse_scenario(fmt::format("study = \"{}\"\n{}", study.name, toml_text), "<" + study.name + ">");
+  return run_scenario(study, sc, budget);
 }
 
 }  // namespace moelab

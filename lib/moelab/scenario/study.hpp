@@ -1,14 +1,31 @@
-// A study is a named simulator family that maps one parameter point to CSV rows (DESIGN.md, Data
-// flow). Studies validate all sweep points before anything runs (prepare), so bad input never
-// leaves partial output.
+// A study is data plus two or three functions (DESIGN.md, Layers): its name and summary, its
+// parameters declared once (key, type, domain, default, unit, doc), its named output columns, what
+// one trial is, and either
+//   trial(point, ctx, t) -> T   and   reduce(point, trials, rows)      (Monte-Carlo over trials), or
+//   evaluate(point, ctx, rows)                                          (closed forms, or a simulator
+//                                                                        that parallelises inside).
+// The runner (scenario/runner.hpp) owns the loop over sweep points, the validation of every point
+// before anything runs, the parallel trials, the fixed-order reduction, the progress bar and the
+// random keys; `moelab describe <study>` prints the declaration. Rows are built and read by column
+// name (RowSink, TableView), never by position.
 #pragma once
 
+#include <any>
+#include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
+#include "moelab/core/backend.hpp"
 #include "moelab/core/csv.hpp"
+#include "moelab/core/keys.hpp"
+#include "moelab/core/parallel.hpp"
 #include "moelab/core/progress.hpp"
 #include "moelab/scenario/params.hpp"
 #include "moelab/scenario/scenario.hpp"
@@ -17,36 +34,209 @@ namespace moelab {
 
 using CsvRow = std::vector<CsvCell>;
 
-/// One validated sweep point, ready to run.
-class PreparedPoint {
- public:
-  virtual ~PreparedPoint() = default;
-  /// Units of work for the progress bar (e.g. trials).
-  virtual std::size_t work() const = 0;
-  /// Runs the point; rows follow Study::columns().
-  virtual std::vector<CsvRow> run(const McBudget& budget, Progress& progress) = 0;
+// ---------------------------------------------------------------------------------------------
+// Parameters, declared once.
+
+enum class ParamType { integer, real, boolean, choice, text, real_list, integer_list, real_matrix, table };
+const char* to_string(ParamType t);
+
+/// One declared parameter. Build with the helpers below: `integer("params.n", "samples per fit")
+/// .at_least(1).unit("samples")`. Integers are 64-bit and bounded by [min, max]; the default max is
+/// 2^31 - 1 so that no study narrows a larger value silently.
+struct ParamDecl {
+  std::string key;
+  ParamType type = ParamType::real;
+  std::string doc;
+  std::string unit_text;
+  std::optional<CsvCell> fallback;  // default (a number or a string); none = required unless `optional`
+  bool may_be_absent = false;       // absent is meaningful (the study asks `has`)
+  double min = -std::numeric_limits<double>::infinity();
+  double max = std::numeric_limits<double>::infinity();
+  bool min_open = false;  // min < x rather than min <= x
+  std::vector<std::string> choices;
+
+  ParamDecl& at_least(double v) { min = v, min_open = false; return *this; }
+  ParamDecl& positive() { min = 0.0, min_open = true; return *this; }
+  ParamDecl& nonnegative() { min = 0.0, min_open = false; return *this; }
+  ParamDecl& at_most(double v) { max = v; return *this; }
+  ParamDecl& in(double lo, double hi) { min = lo, max = hi, min_open = false; return *this; }
+  ParamDecl& unit(std::string u) { unit_text = std::move(u); return *this; }
+  ParamDecl& or_default(double v) { fallback = v; return *this; }
+  ParamDecl& or_default(std::int64_t v) { fallback = v; return *this; }
+  ParamDecl& or_default(int v) { fallback = std::int64_t{v}; return *this; }
+  ParamDecl& or_default(bool v) { fallback = std::int64_t{v ? 1 : 0}; return *this; }
+  ParamDecl& or_default(std::string v) { fallback = std::move(v); return *this; }
+  ParamDecl& or_default(const char* v) { fallback = std::string(v); return *this; }
+  /// The key may be left out; the study tests `has(key)`.
+  ParamDecl& optional() { may_be_absent = true; return *this; }
+  /// "integer >= 1", "real > 0", "one of gaussian, rademacher", ...
+  std::string domain_text() const;
+  std::string default_text() const;
 };
 
-class Study {
+ParamDecl integer(std::string key, std::string doc);
+ParamDecl real(std::string key, std::string doc);
+ParamDecl boolean(std::string key, std::string doc);
+ParamDecl choice(std::string key, std::vector<std::string> choices, std::string doc);
+ParamDecl text(std::string key, std::string doc);
+ParamDecl real_list(std::string key, std::string doc);
+ParamDecl integer_list(std::string key, std::string doc);
+ParamDecl real_matrix(std::string key, std::string doc);
+/// A sub-table the study parses itself (e.g. `model`, read by noisy::parse_model); described by doc.
+ParamDecl table(std::string key, std::string doc);
+
+/// One sweep point's parameters, validated against the declarations before the study sees them.
+/// Reading a key that was not declared is an internal error (the declaration is the contract).
+class PointParams {
  public:
-  virtual ~Study() = default;
-  virtual std::string name() const = 0;
-  virtual std::string summary() const = 0;
-  virtual std::vector<std::string> columns() const = 0;
-  /// Reads and validates the point's parameters (throws InputError); must read every key it uses.
-  virtual std::unique_ptr<PreparedPoint> prepare(const ParamView& params, const McBudget& budget) const = 0;
-  /// Whether the study's points can run on the CUDA backend (kernels/), and whether that path has been
-  /// validated against the CPU on a device (core/backend.hpp: `auto` uses validated paths only).
-  virtual CudaPath cuda_path() const { return CudaPath::none; }
-  /// Metadata computed over all rows once the sweep is done (e.g. fitted rates).
-  virtual std::vector<std::pair<std::string, std::string>> summarize(const std::vector<CsvRow>& rows) const {
-    (void)rows;
-    return {};
+  PointParams(const ParamView& view, const std::vector<ParamDecl>& decls);
+
+  bool has(const std::string& key) const;
+  std::int64_t integer(const std::string& key) const;
+  /// The integer, checked against the declared domain, as an int (the declared max must fit).
+  int small(const std::string& key) const;
+  double real(const std::string& key) const;
+  bool boolean(const std::string& key) const;
+  std::string text(const std::string& key) const;  // text and choice
+  std::vector<double> real_list(const std::string& key) const;
+  std::vector<std::int64_t> integer_list(const std::string& key) const;
+  std::vector<std::vector<double>> real_matrix(const std::string& key) const;
+  /// The raw view, for sub-tables declared with `table(...)` and for cross-key checks.
+  const ParamView& view() const { return view_; }
+  /// Throws InputError naming the file, the key's line and `reason`.
+  [[noreturn]] void fail(const std::string& key, const std::string& reason) const { view_.fail(key, reason); }
+
+ private:
+  const ParamDecl& decl(const std::string& key, ParamType want) const;
+  const ParamView& view_;
+  const std::vector<ParamDecl>& decls_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Columns and rows by name.
+
+struct ColumnDecl {
+  std::string name;
+  std::string doc;
+};
+
+/// Collects the rows of a study; every cell is set by column name and every column must be set.
+class RowSink {
+ public:
+  explicit RowSink(const std::vector<ColumnDecl>& columns);
+  class Row {
+   public:
+    Row& set(const std::string& column, double v);
+    Row& set(const std::string& column, std::int64_t v);
+    Row& set(const std::string& column, int v) { return set(column, std::int64_t{v}); }
+    Row& set(const std::string& column, std::string v);
+    Row& set(const std::string& column, const char* v) { return set(column, std::string(v)); }
+
+   private:
+    friend class RowSink;
+    Row(RowSink& sink, std::size_t index) : sink_(&sink), index_(index) {}
+    RowSink* sink_;
+    std::size_t index_;
+  };
+  /// Starts a new row; the previous one must be complete.
+  Row row();
+  /// Every row, each checked complete.
+  std::vector<CsvRow> take();
+
+ private:
+  std::size_t column(const std::string& name) const;
+  void check_complete(std::size_t r) const;
+  const std::vector<ColumnDecl>& columns_;
+  std::map<std::string, std::size_t> index_;
+  std::vector<CsvRow> rows_;
+  std::vector<std::vector<bool>> set_;
+};
+
+/// Reads a finished table by column name (summaries, plots, tests).
+class TableView {
+ public:
+  explicit TableView(const CsvTable& t) : t_(t) {}
+  std::size_t size() const { return t_.rows.size(); }
+  double real(std::size_t row, const std::string& column) const;
+  std::int64_t integer(std::size_t row, const std::string& column) const;
+  const std::string& text(std::size_t row, const std::string& column) const;
+
+ private:
+  std::size_t column(const std::string& name) const;
+  const CsvTable& t_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The study form.
+
+/// What a point's code sees when it runs.
+struct RunContext {
+  RngKey key;                 // this study and sweep point (hashed from suite seed, study, coordinates)
+  std::int64_t trials = 0;    // the budget, in the study's trial unit
+  Backend backend = Backend::cpu;
+  Progress* progress = nullptr;  // advance(1) per trial for `evaluate` studies that loop themselves
+  void advance(std::size_t units = 1) const {
+    if (progress) progress->advance(units);
   }
 };
 
-/// All registered studies, in `moelab list` order.
-const std::vector<std::unique_ptr<Study>>& studies();
-const Study* find_study(const std::string& name);
+using Metadata = std::vector<std::pair<std::string, std::string>>;
+
+struct StudyDef {
+  std::string name;     // "topic.what", e.g. "noisy.excess_risk"
+  std::string summary;  // one line for `moelab list`
+  std::string trial_unit = "trials";  // what one trial is ("fitted models", "random matrices"); "" = deterministic
+  std::vector<ParamDecl> params;
+  std::vector<ColumnDecl> columns;
+  CudaPath cuda = CudaPath::none;
+  std::string figure;  // the figure/table/theorem it reproduces (for describe / docs)
+
+  // Filled by define_trial_study / define_study:
+  std::function<std::any(const PointParams&)> prepare;                              // validates, returns the point
+  std::function<std::size_t(const std::any&, std::int64_t trials)> work;            // progress units
+  std::function<void(const std::any&, const RunContext&, RowSink&)> run;
+  std::function<Metadata(const TableView&)> summarize;  // optional: metadata over all rows
+
+  std::vector<std::string> column_names() const;
+};
+
+/// Monte-Carlo form: `trial` runs one trial (on any thread; must depend only on (point, ctx.key, t));
+/// `reduce` sees every trial's result in trial order and emits the point's rows.
+template <class Point, class T>
+StudyDef define_trial_study(StudyDef def, std::function<Point(const PointParams&)> prepare,
+                            std::function<T(const Point&, const RunContext&, std::int64_t t)> trial,
+                            std::function<void(const Point&, std::span<const T>, const RunContext&, RowSink&)> reduce) {
+  def.prepare = [prepare](const PointParams& p) { return std::any(prepare(p)); };
+  def.work = [](const std::any&, std::int64_t trials) { return static_cast<std::size_t>(trials); };
+  def.run = [trial, reduce](const std::any& a, const RunContext& ctx, RowSink& rows) {
+    const Point& point = std::any_cast<const Point&>(a);
+    const auto results = parallel_map<T>(static_cast<std::size_t>(ctx.trials), [&](std::size_t t) {
+      T r = trial(point, ctx, static_cast<std::int64_t>(t));
+      ctx.advance();
+      return r;
+    });
+    reduce(point, std::span<const T>(results), ctx, rows);
+  };
+  return def;
+}
+
+/// Direct form: closed forms, or simulators that loop (and call ctx.advance) themselves.
+/// `work` gives the progress units of a point (default 1).
+template <class Point>
+StudyDef define_study(StudyDef def, std::function<Point(const PointParams&)> prepare,
+                      std::function<void(const Point&, const RunContext&, RowSink&)> evaluate,
+                      std::function<std::size_t(const Point&, std::int64_t trials)> work = {}) {
+  def.prepare = [prepare](const PointParams& p) { return std::any(prepare(p)); };
+  def.work = [work](const std::any& a, std::int64_t trials) {
+    return work ? work(std::any_cast<const Point&>(a), trials) : std::size_t{1};
+  };
+  def.run = [evaluate](const std::any& a, const RunContext& ctx, RowSink& rows) {
+    evaluate(std::any_cast<const Point&>(a), ctx, rows);
+  };
+  return def;
+}
+
+/// `moelab describe`: parameters (key, type, domain, default, unit, doc) and columns, as text.
+std::string describe_study(const StudyDef& s);
 
 }  // namespace moelab
