@@ -8,7 +8,7 @@ endif()
 function(moelab_add_test)
   cmake_parse_arguments(T "" "NAME" "SOURCES;LIBS" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
-  target_link_libraries(${T_NAME} PRIVATE moelab::moelab moelab_test_main ${T_LIBS})
+  target_link_libraries(${T_NAME} PRIVATE moelab_test_main ${T_LIBS})
   target_compile_definitions(${T_NAME} PRIVATE MOELAB_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
                                                MOELAB_BINARY_DIR="${PROJECT_BINARY_DIR}")
   # Fast tests (everything not tagged [slow]) and slow tests are registered separately.
