@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "moelab/core/backend.hpp"
+#include "moelab/catalogue/catalogue.hpp"
 #include "moelab/claims/verdict.hpp"
 #include "moelab/core/csv.hpp"
 #include "moelab/core/error.hpp"
@@ -37,7 +38,7 @@ void add_check(CLI::App& app, int& exit_code) {
     std::string why;
     if (!resolve_backend(*parse_backend(backend), CudaPath::none, &why))
       bad_option("--backend", fmt::format("cannot run the claims on cuda: {}", why));
-    const auto selected = claims::registry().select(only);
+    const auto selected = catalogue::claims().select(only);
     if (selected.empty()) throw InputError("", 0, "--only", fmt::format("no claim matches '{}' (see moelab list claims)", only));
     if (threads > 0) set_num_threads(threads);
     claims::CheckBudget budget;

@@ -5,8 +5,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "moelab/claims/claim.hpp"
-#include "moelab/scenario/study.hpp"
+#include "moelab/catalogue/catalogue.hpp"
 
 namespace moelab::cli {
 
@@ -25,15 +24,15 @@ void add_list(CLI::App& app, int& exit_code) {
   cmd->callback([&exit_code] {
     if (what == "all" || what == "studies") {
       fmt::print("studies:\n");
-      for (const auto& s : studies()) {
-        const CudaPath cuda = s->cuda_path();
-        fmt::print("  {:<22} {}{}\n", s->name(), s->summary(),
+      for (const auto& s : catalogue::studies()) {
+        const CudaPath cuda = s.cuda;
+        fmt::print("  {:<22} {}{}\n", s.name, s.summary,
                    cuda == CudaPath::none ? "" : fmt::format(" [cuda path: {}]", to_string(cuda)));
       }
     }
     if (what == "all" || what == "claims") {
       fmt::print("claims:\n");
-      for (const auto& c : claims::registry().all())
+      for (const auto& c : catalogue::claims().all())
         fmt::print("  {:<36} [{}] {}\n", c.id, c.source, c.statement);
     }
     if (what == "all" || what == "scenarios") {
@@ -44,6 +43,22 @@ void add_list(CLI::App& app, int& exit_code) {
         if (e.path().extension() == ".toml") files.insert(e.path().string());
       for (const auto& f : files) fmt::print("  {}\n", f);
     }
+    exit_code = kExitOk;
+  });
+}
+
+void add_describe(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("describe", "Print a study's parameters (type, domain, default, unit) and columns");
+  static std::string name;
+  cmd->add_option("study", name, "a study name (moelab list studies)")->required();
+  cmd->callback([&exit_code] {
+    const StudyDef* s = catalogue::find_study(name);
+    if (s == nullptr) {
+      std::string known;
+      for (const auto& st : catalogue::studies()) known += (known.empty() ? "" : ", ") + st.name;
+      bad_option("study", fmt::format("unknown study '{}' (known: {})", name, known));
+    }
+    fmt::print("{}", describe_study(*s));
     exit_code = kExitOk;
   });
 }

@@ -8,6 +8,7 @@
 #include "moelab/scenario/runner.hpp"
 #include "moelab/scenario/scenario.hpp"
 #include "moelab/scenario/study.hpp"
+#include "moelab/catalogue/catalogue.hpp"
 
 namespace moelab::cli {
 
@@ -26,6 +27,7 @@ void add_run(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   cmd->callback([&exit_code] {
     const Scenario sc = load_scenario(path);
+    const StudyDef& study = study_for(sc, catalogue::studies());
     McBudget b = sc.budget;
     if (trials > 0) b.trials = trials;
     if (seed >= 0) b.seed = static_cast<std::uint64_t>(seed);
@@ -33,10 +35,10 @@ void add_run(CLI::App& app, int& exit_code) {
     if (!backend.empty()) {
       b.backend = *parse_backend(backend);
       std::string why;
-      if (const Study* st = find_study(sc.study); st && !resolve_backend(b.backend, st->cuda_path(), &why))
+      if (!resolve_backend(b.backend, study.cuda, &why))
         bad_option("--backend", fmt::format("cannot run study '{}' on cuda: {}", sc.study, why));
     }
-    const CsvTable table = run_scenario(sc, b);
+    const CsvTable table = run_scenario(study, sc, b);
     const std::string target = out.empty() ? sc.output_csv : out;
     write_file_atomic(target, table.to_string());
     fmt::print("wrote {} ({} rows)\n", target, table.rows.size());

@@ -14,6 +14,7 @@ inline constexpr int kExitOk = 0, kExitClaimFailed = 1, kExitBadInput = 2, kExit
 
 /// Each add_* registers a subcommand; its callback stores the exit code in `exit_code`.
 void add_list(CLI::App& app, int& exit_code);
+void add_describe(CLI::App& app, int& exit_code);
 void add_run(CLI::App& app, int& exit_code);
 void add_check(CLI::App& app, int& exit_code);
 void add_spectrum(CLI::App& app, int& exit_code);

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = cli::kExitOk;
   cli::add_list(app, exit_code);
+  cli::add_describe(app, exit_code);
   cli::add_run(app, exit_code);
   cli::add_check(app, exit_code);
   cli::add_spectrum(app, exit_code);

@@ -7,6 +7,7 @@
 
 #include "moelab/scenario/runner.hpp"
 #include "moelab/scenario/scenario.hpp"
+#include "moelab/catalogue/catalogue.hpp"
 
 namespace fs = std::filesystem;
 
@@ -18,8 +19,8 @@ TEST_CASE("every shipped scenario validates and names an existing plot script", 
     if (entry.path().filename().string().rfind("zz_", 0) == 0) continue;  // temporaries of other tests
     INFO(entry.path().string());
     const auto sc = moelab::load_scenario(entry.path().string());
-    const auto [study, points] = moelab::prepare_scenario(sc, sc.budget);
-    CHECK(study != nullptr);
+    const auto& study = moelab::study_for(sc, moelab::catalogue::studies());
+    const auto points = moelab::prepare_scenario(study, sc);
     CHECK(points.size() == sc.points().size());
     REQUIRE_FALSE(sc.output_plot.empty());
     CHECK(fs::exists(root / sc.output_plot));

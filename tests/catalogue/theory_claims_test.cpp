@@ -8,6 +8,7 @@
 
 #include "moelab/claims/claim.hpp"
 #include "moelab/claims/verdict.hpp"
+#include "moelab/catalogue/catalogue.hpp"
 
 using namespace moelab::claims;
 
@@ -27,7 +28,7 @@ TEST_CASE("bounds, sparsity and scaling claims reach their documented verdicts",
   };
   std::vector<const Claim*> selected;
   for (const auto* prefix : {"bounds.*", "sparsity.*", "scaling.*"})
-    for (const auto* c : registry().select(prefix)) selected.push_back(c);
+    for (const auto* c : moelab::catalogue::claims().select(prefix)) selected.push_back(c);
   REQUIRE(selected.size() == expected.size());
   const auto r = run_suite(selected, CheckBudget{}, 0.01, false);
   for (const auto& o : r.outcomes) {
