@@ -103,6 +103,22 @@ TEST_CASE("usage errors exit with 2 and --help / --version with 0", "[cli]") {
   CHECK(run("frobnicate").code == 2);
   CHECK(run("check --only no-such-claim").code == 2);
   CHECK(run("run /nonexistent/x.toml").code == 2);
+  CHECK(run("describe no.such_study").code == 2);
+}
+
+TEST_CASE("describe prints every study's declared parameters and columns", "[cli]") {
+  for (const char* study : {"noisy.excess_risk", "spectra.spike", "bounds.theorem1", "routing.balance"}) {
+    INFO(study);
+    const auto r = run(std::string("describe ") + study);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("parameters:") != std::string::npos);
+    CHECK(r.out.find("columns:") != std::string::npos);
+  }
+  const auto r = run("describe spectra.spike");
+  CHECK(r.out.find("params.ell") != std::string::npos);
+  CHECK(r.out.find("real > 0; default (required)") != std::string::npos);
+  CHECK(r.out.find("one trial = one of random matrices") != std::string::npos);
+  CHECK(r.out.find("overlap_limit") != std::string::npos);
 }
 
 TEST_CASE("spectrum prints closed forms as CSV", "[cli][spectrum]") {
