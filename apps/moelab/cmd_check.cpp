@@ -23,10 +23,14 @@ void add_check(CLI::App& app, int& exit_code) {
   static double alpha = 0.01;
   static int threads = 0;
   static std::string backend = "auto";
+  static std::string seeds;
   auto* q = cmd->add_flag("--quick", quick, "small budget, under 2 minutes on 2 cores (default)");
   cmd->add_flag("--full", full, "large budget for tighter evidence")->excludes(q);
   cmd->add_option("--only", only, "only claims whose id contains PATTERN (or matches a glob with *)");
-  cmd->add_option("--seed", seed, "suite seed")->check(CLI::NonNegativeNumber);
+  auto* one_seed = cmd->add_option("--seed", seed, "suite seed")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--seeds", seeds, "A..B: run the suite at every seed from A to B and write the verdict-stability table "
+                                    "(stability.csv, stability.md) instead of check.csv")
+      ->excludes(one_seed);
   cmd->add_option("--alpha", alpha, "family-wise error level (Holm)")->check(CLI::Range(1e-12, 0.5));
   cmd->add_option("--out-dir", out_dir, "where check.csv and check.md go");
   cmd->add_option("--threads", threads, "OpenMP threads (0 = all)")->check(CLI::NonNegativeNumber);
@@ -44,6 +48,33 @@ void add_check(CLI::App& app, int& exit_code) {
     claims::CheckBudget budget;
     budget.full = full;
     budget.seed = static_cast<std::uint64_t>(seed);
+    if (!seeds.empty()) {
+      const auto dots = seeds.find("..");
+      std::uint64_t a = 0, b = 0;
+      const auto parse = [](const std::string& s, std::uint64_t& out) {
+        if (s.empty() || s.size() > 12 || s.find_first_not_of("0123456789") != std::string::npos) return false;
+        out = std::stoull(s);
+        return true;
+      };
+      if (dots == std::string::npos || !parse(seeds.substr(0, dots), a) || !parse(seeds.substr(dots + 2), b) || b < a ||
+          b - a >= 1000)
+        bad_option("--seeds", fmt::format("must be A..B with 0 <= A <= B < A + 1000 (decimal integers), got '{}'", seeds));
+      std::vector<claims::SuiteResult> runs;
+      std::vector<std::uint64_t> list;
+      for (std::uint64_t s = a; s <= b; ++s) {
+        budget.seed = s;
+        fmt::print(stderr, "moelab: check --seeds: seed {} ({} of {})\n", s, s - a + 1, b - a + 1);
+        runs.push_back(claims::run_suite(selected, budget, alpha, ::isatty(STDERR_FILENO) == 1));
+        list.push_back(s);
+      }
+      const auto st = claims::verdict_stability(runs, list, budget);
+      write_file_atomic(out_dir + "/stability.csv", st.table.to_string());
+      write_file_atomic(out_dir + "/stability.md", st.markdown);
+      fmt::print("{}", st.markdown);
+      fmt::print("wrote {0}/stability.csv and {0}/stability.md\n", out_dir);
+      exit_code = kExitOk;
+      return;
+    }
     const auto result = claims::run_suite(selected, budget, alpha, ::isatty(STDERR_FILENO) == 1);
     write_file_atomic(out_dir + "/check.csv", claims::suite_table(result, budget).to_string());
     write_file_atomic(out_dir + "/check.md", claims::suite_markdown(result, budget));

@@ -124,3 +124,17 @@ TEST_CASE("equality_evidence builds a control at the stated relative deviation",
   CHECK(e.printed.p_value > 0.5);
 }
 
+
+TEST_CASE("the stability table counts verdicts per claim over seeds and lists the seeds that differ", "[claims]") {
+  const Claim a = dummy("a"), b = dummy("b");
+  std::vector<SuiteResult> runs;
+  for (double pb : {0.5, 0.5, 1e-12}) runs.push_back(judge({outcome(a, 0.5, std::nullopt, 1e-12), outcome(b, pb, std::nullopt, 1e-12)}, 0.01));
+  const auto st = verdict_stability(runs, {4, 5, 6}, CheckBudget{});
+  CHECK(st.changes == 1);
+  REQUIRE(st.table.rows.size() == 2);
+  CHECK(std::get<std::string>(st.table.rows[0][6]) == "holds");
+  CHECK(std::get<std::int64_t>(st.table.rows[0][7]) == 0);
+  CHECK(std::get<std::int64_t>(st.table.rows[1][2]) == 2);  // holds twice
+  CHECK(std::get<std::int64_t>(st.table.rows[1][4]) == 1);  // fails once
+  CHECK(std::get<std::string>(st.table.rows[1][8]) == "6:fails");
+}

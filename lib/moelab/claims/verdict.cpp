@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "moelab/core/error.hpp"
 #include "moelab/core/interrupt.hpp"
 #include "moelab/core/progress.hpp"
 #include "moelab/core/stats.hpp"
@@ -189,6 +190,54 @@ std::string suite_terminal(const SuiteResult& r) {
   s += fmt::format("\n{} claims: {} hold, {} erratum, {} fail, {} inconclusive (Holm alpha = {})\n", r.outcomes.size(),
                    counts[0], counts[2], counts[1], counts[3], r.alpha);
   return s;
+}
+
+Stability verdict_stability(const std::vector<SuiteResult>& runs, const std::vector<std::uint64_t>& seeds,
+                            const CheckBudget& budget) {
+  MOELAB_EXPECT(!runs.empty() && runs.size() == seeds.size(), "one suite per seed");
+  Stability st;
+  CsvTable& t = st.table;
+  t.add_metadata("tool", fmt::format("moelab {}", kVersion));
+  t.add_metadata("command", fmt::format("check {} --seeds {}..{}", budget.full ? "--full" : "--quick", seeds.front(),
+                                        seeds.back()));
+  t.columns = {"id", "seeds", "holds", "erratum", "fails", "inconclusive", "modal", "changes", "other_seeds"};
+  std::string md = fmt::format("# Verdict stability: `moelab check {} --seeds {}..{}` ({} seeds)\n\n",
+                               budget.full ? "--full" : "--quick", seeds.front(), seeds.back(), seeds.size());
+  md += "| claim | holds | erratum | fails | inconclusive | modal | seeds that differ |\n|---|---|---|---|---|---|---|\n";
+  std::size_t unstable = 0;
+  const std::size_t n = runs.front().outcomes.size();
+  for (std::size_t c = 0; c < n; ++c) {
+    int count[4] = {0, 0, 0, 0};
+    for (const auto& r : runs) {
+      MOELAB_EXPECT(r.outcomes.size() == n && r.outcomes[c].claim == runs.front().outcomes[c].claim, "same claims per seed");
+      ++count[static_cast<int>(r.outcomes[c].verdict)];
+    }
+    int modal = 0;
+    for (int v = 1; v < 4; ++v)
+      if (count[v] > count[modal]) modal = v;
+    std::string others;
+    std::size_t changes = 0;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const Verdict v = runs[i].outcomes[c].verdict;
+      if (static_cast<int>(v) == modal) continue;
+      ++changes;
+      others += fmt::format("{}{}:{}", others.empty() ? "" : " ", seeds[i], to_string(v));
+    }
+    st.changes += changes;
+    unstable += changes > 0;
+    const auto* claim = runs.front().outcomes[c].claim;
+    const char* modal_name = to_string(static_cast<Verdict>(modal));
+    t.add_row({claim->id, static_cast<std::int64_t>(runs.size()), std::int64_t{count[0]}, std::int64_t{count[2]},
+               std::int64_t{count[1]}, std::int64_t{count[3]}, std::string(modal_name), static_cast<std::int64_t>(changes),
+               others});
+    md += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", claim->id, count[0], count[2], count[1], count[3],
+                      modal_name, others.empty() ? "-" : others);
+  }
+  md += fmt::format("\n{} verdict changes over {} claims x {} seeds; {} claims not stable.\n", st.changes, n, runs.size(),
+                    unstable);
+  t.add_metadata("changes", fmt::format("{}", st.changes));
+  st.markdown = std::move(md);
+  return st;
 }
 
 }  // namespace moelab::claims

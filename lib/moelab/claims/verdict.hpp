@@ -46,4 +46,15 @@ std::string suite_markdown(const SuiteResult& r, const CheckBudget& budget);
 /// The terminal summary printed by `moelab check`.
 std::string suite_terminal(const SuiteResult& r);
 
+/// Verdict stability over suite seeds (`moelab check --seeds A..B`): `runs[i]` is the suite at
+/// `seeds[i]`, all over the same claims in the same order. One row per claim: how many seeds gave
+/// each verdict, the modal verdict, and the seeds that disagree with it.
+struct Stability {
+  CsvTable table;
+  std::string markdown;
+  std::size_t changes = 0;  // (claim, seed) pairs whose verdict differs from the claim's modal one
+};
+Stability verdict_stability(const std::vector<SuiteResult>& runs, const std::vector<std::uint64_t>& seeds,
+                            const CheckBudget& budget);
+
 }  // namespace moelab::claims
