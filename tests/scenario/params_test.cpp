@@ -166,18 +166,3 @@ TEST_CASE("a ragged matrix is rejected at the offending row", "[scenario][params
   const auto e = expect_input_error([&] { v.get_double_matrix("m"); });
   CHECK(std::string(e.what()) == "t.toml:2: key 'm': row [1] has 1 entries, but row [0] has 2");
 }
-
-TEST_CASE("clone_table is a deep copy that keeps source lines", "[scenario][params]") {
-  const auto t = parse("x = 1\n[model]\nsigma2 = 0.5\np = [0.25,\n  0.75]\nname = 'a'\n[model.covariance]\nkind = \"identity\"\n");
-  toml::table copy = moelab::clone_table(t);
-  CHECK(copy == t);
-  // toml++'s own copy drops positions; ours must not.
-  const ParamView v(copy, "t.toml");
-  CHECK(v.line_of("model.sigma2") == 3);
-  CHECK(v.line_of("model.covariance.kind") == 8);
-  CHECK(v.line_of("model.covariance") == 7);
-  CHECK(copy["model"]["p"][1].node()->source().begin.line == 5);
-  // Independent storage.
-  *copy["model"]["sigma2"].as_floating_point() = 2.0;
-  CHECK(t["model"]["sigma2"].value<double>() == 0.5);
-}

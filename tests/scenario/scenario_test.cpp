@@ -35,7 +35,8 @@ TEST_CASE("a minimal scenario gets the documented defaults", "[scenario]") {
   const auto points = s.points();
   REQUIRE(points.size() == 1);
   CHECK(points[0].coordinates.empty());
-  CHECK(points[0].table == s.base);
+  CHECK(points[0].base == &s.base);
+  CHECK(points[0].overrides.empty());
 }
 
 TEST_CASE("monte_carlo, output and title are read", "[scenario]") {
@@ -116,7 +117,7 @@ TEST_CASE("a sweep expands to the cartesian product, first axis slowest", "[scen
   CHECK(points[1].coordinates == std::vector<std::pair<std::string, std::string>>{{"params.n", "100"}, {"model.sigma2", "2"}});
   CHECK(points[5].coordinates[0].second == "400");
   for (std::size_t i = 0; i < points.size(); ++i) {
-    const ParamView v(points[i].table, s.path);
+    const ParamView v = points[i].view(s.path);
     CHECK(v.get_int("params.n") == std::vector<std::int64_t>{100, 100, 200, 200, 400, 400}[i]);
     CHECK(v.get_double("model.sigma2") == std::vector<double>{0.5, 2.0, 0.5, 2.0, 0.5, 2.0}[i]);
     // Swept values keep their line in [sweep]; the rest keep theirs.
@@ -138,9 +139,9 @@ TEST_CASE("an out-of-domain swept value is reported at its line in [sweep]", "[s
       "x.toml");
   const auto points = s.points();
   REQUIRE(points.size() == 2);
-  const ParamView ok(points[0].table, s.path);
+  const ParamView ok = points[0].view(s.path);
   CHECK(ok.get_positive("model.sigma2") == 1.0);
-  const ParamView bad(points[1].table, s.path);
+  const ParamView bad = points[1].view(s.path);
   CHECK(what(expect_input_error([&] { bad.get_positive("model.sigma2"); })) ==
         "x.toml:6: key 'model.sigma2': must be > 0, got -1");
 }
@@ -175,7 +176,7 @@ TEST_CASE("generated axes: linear, log and integer", "[scenario][sweep]") {
   const auto points = s.points();
   CHECK(points.size() == 4 * 5 * 4);
   // Swept keys absent from the base are created, with their intermediate tables.
-  const ParamView v(points.back().table, s.path);
+  const ParamView v = points.back().view(s.path);
   CHECK(v.get_int("params.n") == 4);
   CHECK(v.get_double("params.ratio") == 1.0);
   CHECK(v.line_of("params.n") == 5);

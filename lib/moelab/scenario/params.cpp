@@ -81,168 +81,150 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
-struct Leaf {
+int column_of_node(const toml::node& n) { return static_cast<int>(n.source().begin.column); }
+
+/// `key` lies strictly inside `prefix` ("a.b" inside "a"; every key inside "").
+bool is_inside(const std::string& key, const std::string& prefix) {
+  if (prefix.empty()) return !key.empty();
+  return key.size() > prefix.size() && key.compare(0, prefix.size(), prefix) == 0 && key[prefix.size()] == '.';
+}
+
+/// What find() returns for a table that exists only through the overrides inside it.
+const toml::table& empty_table() {
+  static const toml::table t;
+  return t;
+}
+
+}  // namespace
+
+struct ParamView::Leaf {
   std::string key;
   int line;
   int column;
 };
 
+struct ParamView::Hit {
+  const toml::node* node = nullptr;  // the value; for an overlay table, the base's table (or nullptr)
+  bool overlay_table = false;        // a table with overrides strictly inside it
+  int line = 0;                      // of the value, or of the innermost enclosing table when missing
+  int column = 0;
+  bool found() const { return node != nullptr || overlay_table; }
+};
+
+namespace {
+
 /// Keys of `t` in file order: every non-table value, and every empty table (a table with content is
 /// represented by its content).
-void collect_leaves(const toml::table& t, const std::string& prefix, std::vector<Leaf>& out) {
+template <class Leaf>
+void collect_plain(const toml::table& t, const std::string& prefix, std::vector<Leaf>& out) {
   for (auto&& [k, v] : t) {
     const std::string key = join_key(prefix, k.str());
-    if (const auto* sub = v.as_table(); sub && !sub->empty()) {
-      collect_leaves(*sub, key, out);
-    } else {
-      out.push_back({key, line_of_node(v), static_cast<int>(v.source().begin.column)});
-    }
+    if (const auto* sub = v.as_table(); sub && !sub->empty()) collect_plain(*sub, key, out);
+    else out.push_back({key, line_of_node(v), column_of_node(v)});
   }
 }
 
-// --- source-preserving copies -----------------------------------------------------------------
-// toml++ drops source positions on copy (only moves keep them; see tomlplusplus issue #49), and the
-// parser is the only writer of a position. So a node is cloned by parsing a placeholder of the same
-// type at the same line and column, then assigning the value (assignment keeps the position).
-
-toml_node_ptr parse_placeholder(const toml::source_region& where, std::string_view literal) {
-  const auto line = std::max<toml::source_index>(where.begin.line, 1);
-  const auto column = std::max<toml::source_index>(where.begin.column, 1);
-  std::string text(line - 1, '\n');
-  // "x = " is 4 characters: indent so that the value starts at the original column when possible.
-  if (column > 5) text.append(column - 5, ' ');
-  text += "x = ";
-  text += literal;
-  toml::table doc = where.path ? toml::parse(text, std::string_view(*where.path)) : toml::parse(text);
-  toml::node* n = doc.get("x");
-  MOELAB_EXPECT(n != nullptr, "placeholder parse failed");
-  switch (n->type()) {
-    case toml::node_type::table: return std::make_unique<toml::table>(std::move(*n->as_table()));
-    case toml::node_type::array: return std::make_unique<toml::array>(std::move(*n->as_array()));
-    case toml::node_type::string: return std::make_unique<toml::value<std::string>>(std::move(*n->as_string()));
-    case toml::node_type::integer: return std::make_unique<toml::value<std::int64_t>>(std::move(*n->as_integer()));
-    case toml::node_type::floating_point:
-      return std::make_unique<toml::value<double>>(std::move(*n->as_floating_point()));
-    case toml::node_type::boolean: return std::make_unique<toml::value<bool>>(std::move(*n->as_boolean()));
-    case toml::node_type::date: return std::make_unique<toml::value<toml::date>>(std::move(*n->as_date()));
-    case toml::node_type::time: return std::make_unique<toml::value<toml::time>>(std::move(*n->as_time()));
-    case toml::node_type::date_time:
-      return std::make_unique<toml::value<toml::date_time>>(std::move(*n->as_date_time()));
-    default: break;
-  }
-  MOELAB_EXPECT(false, "unexpected placeholder type");
-  return nullptr;
+/// The leaves of value `n` at `key`, placed at (line, column).
+template <class Leaf>
+void add_value(const toml::node& n, const std::string& key, int line, int column, std::vector<Leaf>& out) {
+  if (const auto* t = n.as_table(); t && !t->empty()) collect_plain(*t, key, out);
+  else out.push_back({key, line, column});
 }
 
 }  // namespace
 
-toml_node_ptr clone_node_at(const toml::node& n, const toml::source_region& where) {
-  switch (n.type()) {
-    case toml::node_type::table: {
-      auto out = parse_placeholder(where, "{}");
-      auto& t = *out->as_table();
-      t.is_inline(n.as_table()->is_inline());
-      for (auto&& [k, v] : *n.as_table()) t.insert(k, std::move(*clone_node(v)));
-      return out;
-    }
-    case toml::node_type::array: {
-      auto out = parse_placeholder(where, "[]");
-      auto& a = *out->as_array();
-      for (auto&& v : *n.as_array()) a.push_back(std::move(*clone_node(v)));
-      return out;
-    }
-    case toml::node_type::string: {
-      auto out = parse_placeholder(where, "''");
-      out->as_string()->get() = n.as_string()->get();
-      return out;
-    }
-    case toml::node_type::integer: {
-      auto out = parse_placeholder(where, "0");
-      out->as_integer()->get() = n.as_integer()->get();
-      out->as_integer()->flags(n.as_integer()->flags());
-      return out;
-    }
-    case toml::node_type::floating_point: {
-      auto out = parse_placeholder(where, "0.0");
-      out->as_floating_point()->get() = n.as_floating_point()->get();
-      return out;
-    }
-    case toml::node_type::boolean: {
-      auto out = parse_placeholder(where, "false");
-      out->as_boolean()->get() = n.as_boolean()->get();
-      return out;
-    }
-    case toml::node_type::date: {
-      auto out = parse_placeholder(where, "1979-05-27");
-      out->as_date()->get() = n.as_date()->get();
-      return out;
-    }
-    case toml::node_type::time: {
-      auto out = parse_placeholder(where, "07:32:00");
-      out->as_time()->get() = n.as_time()->get();
-      return out;
-    }
-    case toml::node_type::date_time: {
-      auto out = parse_placeholder(where, "1979-05-27T07:32:00Z");
-      out->as_date_time()->get() = n.as_date_time()->get();
-      return out;
-    }
-    default: break;
-  }
-  MOELAB_EXPECT(false, "unexpected node type");
-  return nullptr;
-}
-
-toml_node_ptr clone_node(const toml::node& n) { return clone_node_at(n, n.source()); }
-
-toml::table clone_table(const toml::table& t) {
-  toml::table out;
-  if (t.source().begin.line > 0) out = std::move(*clone_node(t)->as_table());
-  else
-    for (auto&& [k, v] : t) out.insert(k, std::move(*clone_node(v)));
-  out.is_inline(t.is_inline());
-  return out;
-}
-
 ParamView::ParamView(const toml::table& table, std::string file) : table_(table), file_(std::move(file)) {}
 
-const toml::node* ParamView::find(const std::string& key) const {
-  const auto parts = split_dotted_key(key);
-  const toml::table* t = &table_;
-  std::string walked;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    const toml::node* n = t->get(parts[i]);
-    if (n == nullptr) return nullptr;
-    walked = join_key(walked, parts[i]);
-    if (i + 1 == parts.size()) return n;
-    t = n->as_table();
-    if (t == nullptr) {
-      throw InputError(file_, line_of_node(*n), walked, fmt::format("must be a table, got {}", describe(*n)));
+ParamView::ParamView(const toml::table& base, std::vector<ParamOverride> overrides, std::string file)
+    : table_(base), overrides_(std::move(overrides)), file_(std::move(file)) {
+  for (const auto& o : overrides_) {
+    MOELAB_EXPECT(!o.key.empty() && o.value != nullptr, "an override needs a key and a value");
+    for (const auto& other : overrides_) {
+      MOELAB_EXPECT(&o == &other || (o.key != other.key && !is_inside(o.key, other.key)),
+                    "overrides must not overlap");
     }
   }
+}
+
+const ParamOverride* ParamView::override_at(const std::string& key) const {
+  for (const auto& o : overrides_)
+    if (o.key == key) return &o;
   return nullptr;
+}
+
+const ParamOverride* ParamView::first_override_inside(const std::string& key) const {
+  for (const auto& o : overrides_)
+    if (is_inside(o.key, key)) return &o;
+  return nullptr;
+}
+
+ParamView::Hit ParamView::resolve(const std::string& key, bool strict) const {
+  Hit h{&table_, !overrides_.empty(), line_of_node(table_), column_of_node(table_)};
+  std::string walked;
+  for (const auto& part : split_dotted_key(key)) {
+    const toml::table* t = h.node ? h.node->as_table() : nullptr;
+    if (t == nullptr && !h.overlay_table) {
+      if (strict) throw InputError(file_, h.line, walked, fmt::format("must be a table, got {}", describe(*h.node)));
+      return Hit{nullptr, false, h.line, h.column};
+    }
+    walked = join_key(walked, part);
+    const toml::node* child = t ? t->get(part) : nullptr;
+    if (h.overlay_table) {
+      if (const ParamOverride* o = override_at(walked)) {
+        h = Hit{o->value, false, o->line, o->column};
+        continue;
+      }
+      if (const ParamOverride* o = first_override_inside(walked)) {
+        if (child && !child->is_table()) child = nullptr;  // shadowed by the overrides inside it
+        h = child ? Hit{child, true, line_of_node(*child), column_of_node(*child)} : Hit{nullptr, true, o->line, o->column};
+        continue;
+      }
+    }
+    if (child == nullptr) return Hit{nullptr, false, h.line, h.column};
+    h = Hit{child, false, line_of_node(*child), column_of_node(*child)};
+  }
+  return h;
+}
+
+const toml::node* ParamView::find(const std::string& key) const {
+  const Hit h = resolve(key, true);
+  if (!h.found()) return nullptr;
+  return h.node ? h.node : &empty_table();
+}
+
+void ParamView::collect_leaves(const toml::table* base, const std::string& prefix, std::vector<Leaf>& out) const {
+  if (base) {
+    for (auto&& [k, v] : *base) {
+      const std::string key = join_key(prefix, k.str());
+      if (const ParamOverride* o = override_at(key)) add_value(*o->value, key, o->line, o->column, out);
+      else if (first_override_inside(key)) collect_leaves(v.as_table(), key, out);
+      else add_value(v, key, line_of_node(v), column_of_node(v), out);
+    }
+  }
+  // Overridden keys the base lacks: each name directly inside `prefix` once.
+  std::vector<std::string> seen;
+  for (const auto& o : overrides_) {
+    if (!is_inside(o.key, prefix)) continue;
+    const std::string rest = o.key.substr(prefix.empty() ? 0 : prefix.size() + 1);
+    const std::string name = rest.substr(0, rest.find('.'));
+    if ((base && base->contains(name)) || std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
+    seen.push_back(name);
+    const std::string key = join_key(prefix, name);
+    if (key == o.key) add_value(*o.value, key, o.line, o.column, out);
+    else collect_leaves(nullptr, key, out);
+  }
 }
 
 bool ParamView::has(const std::string& key) const { return find(key) != nullptr; }
 
 int ParamView::line_of(const std::string& key) const {
-  const toml::node* n = find(key);
-  return n ? line_of_node(*n) : 0;
+  const Hit h = resolve(key, true);
+  return h.found() ? h.line : 0;
 }
 
 int ParamView::line_for_error(const std::string& key) const {
   // The value's line, or else the line of the innermost existing enclosing table.
-  const auto parts = split_dotted_key(key);
-  const toml::node* n = &table_;
-  int line = line_of_node(table_);
-  for (const auto& part : parts) {
-    const auto* t = n->as_table();
-    if (t == nullptr) break;
-    n = t->get(part);
-    if (n == nullptr) break;
-    line = line_of_node(*n);
-  }
-  return line;
+  return resolve(key, false).line;
 }
 
 void ParamView::fail(const std::string& key, const std::string& reason) const {
@@ -430,12 +412,12 @@ void ParamView::check_all_used() const { check_all_used(""); }
 void ParamView::check_all_used(const std::string& prefix) const {
   std::vector<Leaf> leaves;
   if (prefix.empty()) {
-    collect_leaves(table_, "", leaves);
+    collect_leaves(&table_, "", leaves);
   } else {
-    const toml::node* n = find(prefix);
-    if (n == nullptr) return;
-    if (const auto* t = n->as_table(); t && !t->empty()) collect_leaves(*t, prefix, leaves);
-    else leaves.push_back({prefix, line_of_node(*n), static_cast<int>(n->source().begin.column)});
+    const Hit h = resolve(prefix, true);
+    if (!h.found()) return;
+    if (h.overlay_table) collect_leaves(h.node ? h.node->as_table() : nullptr, prefix, leaves);
+    else add_value(*h.node, prefix, h.line, h.column, leaves);
   }
   std::stable_sort(leaves.begin(), leaves.end(),
                    [](const Leaf& a, const Leaf& b) { return std::tie(a.line, a.column) < std::tie(b.line, b.column); });

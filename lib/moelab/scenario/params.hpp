@@ -22,17 +22,27 @@ std::vector<std::string> split_dotted_key(const std::string& key);
 /// An owned TOML node (toml++ keeps its own alias in toml::impl, which is not public API).
 using toml_node_ptr = std::unique_ptr<toml::node>;
 
-/// Deep copies that keep source positions. toml++ copies drop them (only moves keep them), which
-/// would make error messages about a copied table (a sweep point) lose their line numbers.
-toml_node_ptr clone_node(const toml::node& n);
-/// Same, with the copied node placed at `where` (its children, if any, keep their own positions).
-toml_node_ptr clone_node_at(const toml::node& n, const toml::source_region& where);
-toml::table clone_table(const toml::table& t);
+/// One value laid over a base table: `key` (dotted, e.g. "model.experts") reads as `value`. The node
+/// is borrowed (a sweep axis owns it). toml++ offers no way to set a node's source position, so the
+/// position of the value is carried here: for a parsed value it is the node's own, for a generated
+/// one (a {from, to, steps} axis) it is the axis's line in [sweep]. Entries of an array or table
+/// value keep their own positions.
+struct ParamOverride {
+  std::string key;
+  const toml::node* value = nullptr;
+  int line = 0;
+  int column = 0;
+};
 
 class ParamView {
  public:
   /// `table` is borrowed and must outlive the view; `file` is used in messages.
   ParamView(const toml::table& table, std::string file);
+  /// The overlay of `overrides` on `base` (a sweep point): each override's key reads as its value,
+  /// creating the tables on its path when the base lacks them; every other key reads from `base`.
+  /// Lines are the override's for overridden keys and the base's otherwise. No override's key may
+  /// lie inside another's. `base` and the override values are borrowed and must outlive the view.
+  ParamView(const toml::table& base, std::vector<ParamOverride> overrides, std::string file);
 
   const std::string& file() const { return file_; }
   bool has(const std::string& dotted_key) const;
@@ -75,13 +85,22 @@ class ParamView {
   /// Throws InputError for entry `index` of the array at `key`, at that entry's line.
   [[noreturn]] void fail_entry(const std::string& key, std::size_t index, const std::string& reason) const;
   /// The node at a dotted key, or nullptr; throws InputError when a prefix of the key is not a table.
+  /// A table that holds overrides is returned as the base's table (or, when the base has none, as an
+  /// empty table): good for type checks, but read its keys through the view.
   const toml::node* find(const std::string& key) const;
 
  private:
+  struct Hit;  // a key resolved through the overlay
+  Hit resolve(const std::string& key, bool strict) const;  // strict: throw when a prefix is not a table
+  const ParamOverride* override_at(const std::string& key) const;
+  const ParamOverride* first_override_inside(const std::string& key) const;  // strictly inside `key`
+  struct Leaf;
+  void collect_leaves(const toml::table* base, const std::string& prefix, std::vector<Leaf>& out) const;
   const toml::node& require(const std::string& key) const;  // marks used; "required key is missing"
   int line_for_error(const std::string& key) const;         // value line, else enclosing table line
   bool is_used(const std::string& key) const;
   const toml::table& table_;
+  std::vector<ParamOverride> overrides_;
   std::string file_;
   mutable std::set<std::string> used_;
 };

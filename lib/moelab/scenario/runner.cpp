@@ -25,8 +25,8 @@ RngKey point_key(std::uint64_t seed, const std::string& study, const SweepPoint&
 
 namespace {
 
-std::any prepare_point(const StudyDef& study, const toml::table& table, const std::string& path) {
-  const ParamView view(table, path);
+std::any prepare_point(const StudyDef& study, const SweepPoint& pt, const std::string& path) {
+  const ParamView view = pt.view(path);
   const PointParams params(view, study.params);
   std::any point = study.prepare(params);
   view.check_all_used();
@@ -37,7 +37,7 @@ std::any prepare_point(const StudyDef& study, const toml::table& table, const st
 
 std::vector<std::any> prepare_scenario(const StudyDef& study, const Scenario& sc) {
   std::vector<std::any> prepared;
-  for (const auto& pt : sc.points()) prepared.push_back(prepare_point(study, pt.table, sc.path));
+  for (const auto& pt : sc.points()) prepared.push_back(prepare_point(study, pt, sc.path));
   return prepared;
 }
 
@@ -45,7 +45,7 @@ CsvTable run_scenario(const StudyDef& study, const Scenario& sc, const McBudget&
   // Validate everything first: a bad value at the last sweep point must not cost a long run.
   const auto points = sc.points();
   std::vector<std::any> prepared;
-  for (const auto& pt : points) prepared.push_back(prepare_point(study, pt.table, sc.path));
+  for (const auto& pt : points) prepared.push_back(prepare_point(study, pt, sc.path));
   std::string why;
   const auto backend = resolve_backend(budget.backend, study.cuda, &why);
   if (!backend)

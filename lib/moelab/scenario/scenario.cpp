@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <tuple>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -39,7 +40,7 @@ std::string format_coordinate(const toml::node& n) {
 
 struct RawAxis {
   std::string key;
-  const toml::node* node;
+  toml::node* node;
   int line;
   int column;
 };
@@ -47,10 +48,10 @@ struct RawAxis {
 /// Flattens [sweep]: quoted dotted keys ("params.n" = ...) and nested standard tables
 /// ([sweep.params] n = ..., or params.n = ... unquoted) both give the axis "params.n". An inline
 /// table is an axis specification {from, to, steps, ...}, never a nesting level.
-void collect_axes(const toml::table& t, const std::string& prefix, std::vector<RawAxis>& out) {
+void collect_axes(toml::table& t, const std::string& prefix, std::vector<RawAxis>& out) {
   for (auto&& [k, v] : t) {
     const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
-    if (const auto* sub = v.as_table(); sub && !sub->is_inline()) {
+    if (auto* sub = v.as_table(); sub && !sub->is_inline()) {
       collect_axes(*sub, key, out);
     } else {
       out.push_back({key, &v, static_cast<int>(v.source().begin.line), static_cast<int>(v.source().begin.column)});
@@ -58,7 +59,14 @@ void collect_axes(const toml::table& t, const std::string& prefix, std::vector<R
   }
 }
 
-/// Values of a generated axis {from, to, steps, spacing, integer}.
+/// Moves a parsed node into an owned one (a move keeps its source position; a toml++ copy drops it).
+toml_node_ptr take_node(toml::node&& n) {
+  return std::move(n).visit(
+      [](auto&& x) -> toml_node_ptr { return std::make_unique<std::remove_cvref_t<decltype(x)>>(std::move(x)); });
+}
+
+/// Values of a generated axis {from, to, steps, spacing, integer}. They have no source position of
+/// their own: the axis's line stands for them.
 std::vector<toml_node_ptr> generate_axis(const toml::table& spec, const std::string& file, const std::string& display) {
   ParamView v(spec, file);
   try {
@@ -93,9 +101,9 @@ std::vector<toml_node_ptr> generate_axis(const toml::table& spec, const std::str
         const std::int64_t n = std::llround(x);
         if (std::find(ns.begin(), ns.end(), n) == ns.end()) ns.push_back(n);  // rounding may repeat values
       }
-      for (const std::int64_t n : ns) out.push_back(clone_node_at(toml::value<std::int64_t>(n), spec.source()));
+      for (const std::int64_t n : ns) out.push_back(std::make_unique<toml::value<std::int64_t>>(n));
     } else {
-      for (const double x : xs) out.push_back(clone_node_at(toml::value<double>(x), spec.source()));
+      for (const double x : xs) out.push_back(std::make_unique<toml::value<double>>(x));
     }
     return out;
   } catch (const InputError& e) {
@@ -107,47 +115,40 @@ std::vector<toml_node_ptr> generate_axis(const toml::table& spec, const std::str
   }
 }
 
-/// Sets `value` at the dotted `parts` of `t`, creating the intermediate tables.
-void set_at_path(toml::table& t, const std::vector<std::string>& parts, toml_node_ptr value) {
-  toml::table* cur = &t;
-  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-    toml::node* n = cur->get(parts[i]);
-    if (n == nullptr) {
-      auto fresh = clone_node_at(toml::table{}, value->source());
-      fresh->as_table()->is_inline(false);
-      n = cur->insert(parts[i], std::move(*fresh)).first->second.as_table();
-    }
-    cur = n->as_table();
-    MOELAB_EXPECT(cur != nullptr, "sweep path through a non-table (checked by parse_scenario)");
-  }
-  cur->insert_or_assign(parts.back(), std::move(*value));
-}
-
 }  // namespace
 
 std::vector<SweepPoint> Scenario::points() const {
+  // Each axis value becomes one override, built once; a point picks one per axis.
   std::size_t total = 1;
-  for (const auto& axis : axes) total *= axis.values.size();
-  std::vector<SweepPoint> out;
-  out.reserve(total);
-  std::vector<std::vector<std::string>> parts;
-  for (const auto& axis : axes) parts.push_back(split_dotted_key(axis.key));
+  std::vector<std::vector<ParamOverride>> overrides(axes.size());
+  std::vector<std::vector<std::string>> labels(axes.size());
+  for (std::size_t a = 0; a < axes.size(); ++a) {
+    total *= axes[a].values.size();
+    for (const auto& value : axes[a].values) {
+      const auto& at = value->source().begin;
+      const bool placed = at.line > 0;  // generated values have no position: the axis's stands in
+      overrides[a].push_back({axes[a].key, value.get(), placed ? static_cast<int>(at.line) : axes[a].line,
+                              placed ? static_cast<int>(at.column) : axes[a].column});
+      labels[a].push_back(format_coordinate(*value));
+    }
+  }
+  std::vector<SweepPoint> out(total);
+  std::vector<std::size_t> at(axes.size());
   for (std::size_t idx = 0; idx < total; ++idx) {
     // Mixed-radix index, last axis fastest.
-    std::vector<std::size_t> at(axes.size());
     std::size_t rem = idx;
     for (std::size_t a = axes.size(); a-- > 0;) {
       at[a] = rem % axes[a].values.size();
       rem /= axes[a].values.size();
     }
-    SweepPoint p;
-    p.table = clone_table(base);
+    SweepPoint& p = out[idx];
+    p.base = &base;
+    p.coordinates.reserve(axes.size());
+    p.overrides.reserve(axes.size());
     for (std::size_t a = 0; a < axes.size(); ++a) {
-      const toml::node& value = *axes[a].values[at[a]];
-      p.coordinates.emplace_back(axes[a].key, format_coordinate(value));
-      set_at_path(p.table, parts[a], clone_node(value));
+      p.coordinates.emplace_back(axes[a].key, labels[a][at[a]]);
+      p.overrides.push_back(overrides[a][at[a]]);
     }
-    out.push_back(std::move(p));
   }
   return out;
 }
@@ -194,7 +195,7 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
   std::vector<RawAxis> raw;
   if (const toml::node* n = v.find("sweep")) {
     if (!n->is_table()) v.fail("sweep", "must be a table of axes (\"params.n\" = [...] or {from, to, steps})");
-    collect_axes(*n->as_table(), "", raw);
+    collect_axes(*doc.get("sweep")->as_table(), "", raw);  // the same table, writable: values move out
   }
   std::stable_sort(raw.begin(), raw.end(),
                    [](const RawAxis& a, const RawAxis& b) { return std::tie(a.line, a.column) < std::tie(b.line, b.column); });
@@ -213,6 +214,15 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
     }
     for (const auto& other : s.axes) {
       if (other.key == r.key) throw InputError(path, r.line, display, "is swept twice");
+      // A point lays one value per axis over the base, so no axis may set a key inside another's.
+      const auto inside = [](const std::string& k, const std::string& outer) {
+        return k.size() > outer.size() && k.compare(0, outer.size(), outer) == 0 && k[outer.size()] == '.';
+      };
+      if (inside(r.key, other.key) || inside(other.key, r.key)) {
+        throw InputError(path, r.line, display,
+                         fmt::format("overlaps the axis '{}' (line {}): sweep a key or a table inside it, not both",
+                                     other.key, other.line));
+      }
     }
     // Every prefix that exists in the document must be a table, so the value can be set.
     const toml::node* cur = &doc;
@@ -229,9 +239,11 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
 
     SweepAxis axis;
     axis.key = r.key;
-    if (const auto* arr = r.node->as_array()) {
+    axis.line = r.line;
+    axis.column = r.column;
+    if (auto* arr = r.node->as_array()) {
       if (arr->empty()) throw InputError(path, r.line, display, "must list at least one value, got []");
-      for (auto&& value : *arr) axis.values.push_back(clone_node(value));
+      for (auto&& value : *arr) axis.values.push_back(take_node(std::move(value)));
     } else if (const auto* spec = r.node->as_table()) {
       axis.values = generate_axis(*spec, path, display);
     } else {

@@ -31,15 +31,23 @@ struct McBudget {
 };
 
 struct SweepAxis {
-  std::string key;              // dotted key it overrides, e.g. "params.n"
-  std::vector<toml_node_ptr> values;  // each value with its source position
+  std::string key;                    // dotted key it overrides, e.g. "params.n"
+  std::vector<toml_node_ptr> values;  // listed values keep their own source position; generated ones
+                                      // ({from, to, steps}) have none and take `line`/`column`
+  int line = 0;                       // where the axis is written in [sweep]
+  int column = 0;
 };
 
-/// One point of the sweep: the base table with the axis values substituted. Its nodes carry their
-/// source lines; move a point, or copy its table with clone_table (a toml++ copy drops the lines).
+/// One point of the sweep: the scenario's base table overlaid with one value per axis. Nothing is
+/// copied: `base` and the override values are borrowed from the Scenario, which must outlive the
+/// point (and must not be moved while points are in use).
 struct SweepPoint {
   std::vector<std::pair<std::string, std::string>> coordinates;  // (key, value as written)
-  toml::table table;
+  const toml::table* base = nullptr;
+  std::vector<ParamOverride> overrides;  // one per axis, in axis order
+
+  /// The point's parameters; lines are those of the sweep values for swept keys.
+  ParamView view(std::string file) const { return ParamView(*base, overrides, std::move(file)); }
 };
 
 struct Scenario {
@@ -54,6 +62,7 @@ struct Scenario {
   std::vector<SweepAxis> axes;
 
   /// Expands the cartesian grid (first axis slowest); one point with no coordinates when no sweep.
+  /// The points borrow `base` and the axis values from this scenario (no table is copied).
   std::vector<SweepPoint> points() const;
 };
 
