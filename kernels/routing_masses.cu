@@ -28,6 +28,25 @@
 #include "moelab/routing/point_routing.hpp"
 
 namespace moelab::cuda {
+namespace detail {
+
+/// A cuBLAS handle created on first use (so that a context costs nothing until its first draw).
+class CublasHandle {
+ public:
+  CublasHandle() = default;
+  ~CublasHandle() {
+    if (h_ != nullptr) cublasDestroy(h_);
+  }
+  CublasHandle(const CublasHandle&) = delete;
+  CublasHandle& operator=(const CublasHandle&) = delete;
+  cublasHandle_t get();
+
+ private:
+  cublasHandle_t h_ = nullptr;
+};
+
+}  // namespace detail
+
 namespace {
 
 void check_cublas(cublasStatus_t status, const char* what) {
@@ -35,17 +54,14 @@ void check_cublas(cublasStatus_t status, const char* what) {
     throw std::runtime_error(std::string("moelab::cuda: ") + what + ": cuBLAS status " + std::to_string(static_cast<int>(status)));
 }
 
-class CublasHandle {
- public:
-  CublasHandle() { check_cublas(cublasCreate(&h_), "cublasCreate"); }
-  ~CublasHandle() { cublasDestroy(h_); }
-  CublasHandle(const CublasHandle&) = delete;
-  CublasHandle& operator=(const CublasHandle&) = delete;
-  cublasHandle_t get() const { return h_; }
+}  // namespace
 
- private:
-  cublasHandle_t h_ = nullptr;
-};
+cublasHandle_t detail::CublasHandle::get() {
+  if (h_ == nullptr) check_cublas(cublasCreate(&h_), "cublasCreate");
+  return h_;
+}
+
+namespace {
 
 constexpr int kThreads = 256;
 
@@ -109,14 +125,35 @@ void validate(const RoutingProblem& p) {
   if (p.table_stride < static_cast<std::size_t>(p.m) + 1) throw std::invalid_argument("moelab::cuda routing: rank table too narrow");
 }
 
-/// Device state of one routing problem: the score matrix and rank table uploaded once, the batch
-/// buffers reused across batches.
+}  // namespace
+
+/// What a RoutingDeviceContext keeps across draws: the handle and every device buffer.
+struct RoutingDeviceContext::State {
+  detail::CublasHandle blas;
+  DeviceBuffer<double> A, Pt, St;            // score matrix; points and scores of one batch
+  DeviceBuffer<std::uint64_t> table;         // rank table
+  DeviceBuffer<std::uint64_t> ranks, sorted, unique;
+  DeviceBuffer<unsigned int> counts;
+  DeviceBuffer<int> runs;
+  DeviceBuffer<unsigned char> temp;          // CUB scratch
+  DeviceBuffer<unsigned long long> hist;     // dense histogram
+  std::vector<std::uint64_t> keys;           // host copies of one batch's runs
+  std::vector<unsigned int> cnt;
+};
+
+RoutingDeviceContext::RoutingDeviceContext() : state_(std::make_unique<State>()) {}
+RoutingDeviceContext::~RoutingDeviceContext() = default;
+
+namespace {
+
+/// One routing problem on a context: the score matrix and rank table uploaded into the context's
+/// buffers, the batch buffers reused across batches (and across draws, through the context).
 class DeviceRouter {
  public:
-  explicit DeviceRouter(const RoutingProblem& p) : p_(p) {
+  DeviceRouter(RoutingDeviceContext::State& s, const RoutingProblem& p) : s_(s), p_(p) {
     validate(p);
-    A_.upload(p.score_matrix, static_cast<std::size_t>(p.m) * static_cast<std::size_t>(p.dim));
-    table_.upload(p.rank_table, static_cast<std::size_t>(p.k) * p.table_stride);
+    s_.A.upload(p.score_matrix, static_cast<std::size_t>(p.m) * static_cast<std::size_t>(p.dim));
+    s_.table.upload(p.rank_table, static_cast<std::size_t>(p.k) * p.table_stride);
     // Batch: points and scores together within about 1 GiB, a multiple of the block size, <= 2^20.
     const std::uint64_t per_point = 8u * static_cast<std::uint64_t>(p.dim + p.m) + 16u;
     batch_ = std::max<std::uint64_t>(kThreads, std::min<std::uint64_t>(std::uint64_t{1} << 20, (std::uint64_t{1} << 30) / per_point));
@@ -124,44 +161,42 @@ class DeviceRouter {
   }
   std::uint64_t batch() const { return batch_; }
 
-  /// Scores of points first .. first + B - 1 into St_ (B x m), enqueued on the default stream.
+  /// Scores of points first .. first + B - 1 into St (B x m), enqueued on the default stream.
   void scores(std::uint64_t first, std::uint64_t B) {
     const int dim = p_.dim;
-    Pt_.resize(B * static_cast<std::uint64_t>(dim));
-    St_.resize(B * static_cast<std::uint64_t>(p_.m));
+    s_.Pt.resize(B * static_cast<std::uint64_t>(dim));
+    s_.St.resize(B * static_cast<std::uint64_t>(p_.m));
     const bool gaussian_full = !p_.projected && !p_.ball;
     const double scale = gaussian_full ? 1.0 / std::sqrt(static_cast<double>(dim)) : 1.0;
-    points_kernel<<<blocks_for(B * static_cast<std::uint64_t>((dim + 1) / 2)), kThreads>>>(p_.seed, p_.draw, first, dim, B, scale, Pt_.get());
+    points_kernel<<<blocks_for(B * static_cast<std::uint64_t>((dim + 1) / 2)), kThreads>>>(p_.seed, p_.draw, first, dim, B, scale, s_.Pt.get());
     check(cudaGetLastError(), "points_kernel launch");
     if (!p_.projected && p_.ball) {
-      ball_kernel<<<blocks_for(B), kThreads>>>(p_.seed, p_.draw, first, dim, B, Pt_.get());
+      ball_kernel<<<blocks_for(B), kThreads>>>(p_.seed, p_.draw, first, dim, B, s_.Pt.get());
       check(cudaGetLastError(), "ball_kernel launch");
     }
     const double one = 1.0, zero = 0.0;
     const int b = static_cast<int>(B);
     if (p_.projected) {
       // St = Zt L' (L lower triangular, m x m): DTRMM, side right, out of place.
-      check_cublas(cublasDtrmm(blas_.get(), CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, b, p_.m,
-                               &one, A_.get(), p_.m, Pt_.get(), b, St_.get(), b),
+      check_cublas(cublasDtrmm(s_.blas.get(), CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, b, p_.m,
+                               &one, s_.A.get(), p_.m, s_.Pt.get(), b, s_.St.get(), b),
                    "cublasDtrmm");
     } else {
       // St = Pt R' (Pt: B x d, R: m x d): DGEMM.
-      check_cublas(cublasDgemm(blas_.get(), CUBLAS_OP_N, CUBLAS_OP_T, b, p_.m, dim, &one, Pt_.get(), b, A_.get(), p_.m, &zero,
-                               St_.get(), b),
+      check_cublas(cublasDgemm(s_.blas.get(), CUBLAS_OP_N, CUBLAS_OP_T, b, p_.m, dim, &one, s_.Pt.get(), b, s_.A.get(), p_.m, &zero,
+                               s_.St.get(), b),
                    "cublasDgemm");
     }
   }
 
   void top_k(std::uint64_t B, std::uint64_t* ranks, unsigned long long* hist) {
-    top_k_kernel<<<blocks_for(B), kThreads>>>(St_.get(), B, p_.m, p_.k, table_.get(), p_.table_stride, ranks, hist);
+    top_k_kernel<<<blocks_for(B), kThreads>>>(s_.St.get(), B, p_.m, p_.k, s_.table.get(), p_.table_stride, ranks, hist);
     check(cudaGetLastError(), "top_k_kernel launch");
   }
 
  private:
+  RoutingDeviceContext::State& s_;
   RoutingProblem p_;
-  CublasHandle blas_;
-  DeviceBuffer<double> A_, Pt_, St_;
-  DeviceBuffer<std::uint64_t> table_;
   std::uint64_t batch_ = 0;
 };
 
@@ -188,11 +223,14 @@ void merge_runs(std::vector<std::pair<std::uint64_t, std::uint64_t>>& acc, const
 
 }  // namespace
 
-void routing_ranks_to_host(const RoutingProblem& p, std::uint64_t first, std::uint64_t count, std::uint64_t* host_out) {
+void routing_ranks_to_host(RoutingDeviceContext& ctx, const RoutingProblem& p, std::uint64_t first, std::uint64_t count,
+                           std::uint64_t* host_out) {
   if (count == 0) return;
   if (host_out == nullptr) throw std::invalid_argument("moelab::cuda::routing_ranks_to_host: host_out is null");
-  DeviceRouter dev(p);
-  DeviceBuffer<std::uint64_t> ranks(dev.batch());
+  auto& st = ctx.state();
+  DeviceRouter dev(st, p);
+  auto& ranks = st.ranks;
+  ranks.resize(dev.batch());
   for (std::uint64_t done = 0; done < count;) {
     const std::uint64_t B = std::min(dev.batch(), count - done);
     dev.scores(first + done, B);
@@ -202,21 +240,24 @@ void routing_ranks_to_host(const RoutingProblem& p, std::uint64_t first, std::ui
   }
 }
 
-std::vector<std::pair<std::uint64_t, std::uint64_t>> routing_region_counts(const RoutingProblem& p, std::uint64_t points,
-                                                                           std::uint64_t regions, std::uint64_t dense_limit,
-                                                                           void (*progress)(std::uint64_t, void*), void* ctx) {
+std::vector<std::pair<std::uint64_t, std::uint64_t>> routing_region_counts(RoutingDeviceContext& ctx, const RoutingProblem& p,
+                                                                           std::uint64_t points, std::uint64_t regions,
+                                                                           std::uint64_t dense_limit,
+                                                                           void (*progress)(std::uint64_t, void*), void* progress_ctx) {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> acc;
   if (points == 0) return acc;
-  DeviceRouter dev(p);
+  auto& st = ctx.state();
+  DeviceRouter dev(st, p);
   if (regions <= dense_limit) {
-    DeviceBuffer<unsigned long long> hist(regions);
+    auto& hist = st.hist;
+    hist.resize(regions);
     check(cudaMemset(hist.get(), 0, regions * sizeof(unsigned long long)), "cudaMemset histogram");
     for (std::uint64_t done = 0; done < points;) {
       const std::uint64_t B = std::min(dev.batch(), points - done);
       dev.scores(done, B);
       dev.top_k(B, nullptr, hist.get());
       done += B;
-      if (progress) progress(done, ctx);  // enqueue only: the device runs ahead of the host
+      if (progress) progress(done, progress_ctx);  // enqueue only: the device runs ahead of the host
     }
     std::vector<unsigned long long> h(regions);
     check(cudaMemcpy(h.data(), hist.get(), regions * sizeof(unsigned long long), cudaMemcpyDeviceToHost), "cudaMemcpy histogram");
@@ -226,9 +267,10 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> routing_region_counts(const
   }
   // Hashed regime: sort + run-length encode each batch on the device.
   const std::uint64_t batch = dev.batch();
-  DeviceBuffer<std::uint64_t> ranks(batch), sorted(batch), unique(batch);
-  DeviceBuffer<unsigned int> counts(batch);
-  DeviceBuffer<int> runs_dev(1);
+  auto &ranks = st.ranks, &sorted = st.sorted, &unique = st.unique;
+  auto& counts = st.counts;
+  auto& runs_dev = st.runs;
+  ranks.resize(batch), sorted.resize(batch), unique.resize(batch), counts.resize(batch), runs_dev.resize(1);
   // Ranks are < regions: sort only the bits they can occupy.
   const int end_bit = std::min(64, std::max(1, static_cast<int>(std::ceil(std::log2(static_cast<double>(regions)))) + 1));
   std::size_t sort_bytes = 0, rle_bytes = 0;
@@ -237,9 +279,11 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> routing_region_counts(const
   check(cub::DeviceRunLengthEncode::Encode(nullptr, rle_bytes, sorted.get(), unique.get(), counts.get(), runs_dev.get(),
                                            static_cast<int>(batch)),
         "cub run-length encode (size query)");
-  DeviceBuffer<unsigned char> temp(std::max(sort_bytes, rle_bytes));
-  std::vector<std::uint64_t> keys(batch);
-  std::vector<unsigned int> cnt(batch);
+  auto& temp = st.temp;
+  temp.resize(std::max(sort_bytes, rle_bytes));
+  auto& keys = st.keys;
+  auto& cnt = st.cnt;
+  keys.resize(batch), cnt.resize(batch);
   for (std::uint64_t done = 0; done < points;) {
     const std::uint64_t B = std::min(batch, points - done);
     const int n = static_cast<int>(B);
@@ -258,7 +302,7 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> routing_region_counts(const
           "cudaMemcpy run counts");
     merge_runs(acc, keys, cnt, static_cast<std::size_t>(runs));
     done += B;
-    if (progress) progress(done, ctx);
+    if (progress) progress(done, progress_ctx);
   }
   return acc;
 }

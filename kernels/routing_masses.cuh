@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -32,17 +33,37 @@ struct RoutingProblem {
   std::uint64_t seed = 0, draw = 0;
 };
 
+/// The device state of a run of routing draws, kept across draws (STYLE.md: handles owned by one
+/// context): one cuBLAS handle, the uploaded score matrix and rank table, and the batch buffers
+/// (points, scores, ranks, dense histogram, CUB scratch), grown when a larger problem needs them and
+/// never shrunk. Creating it allocates nothing on the device; the first draw does. Not thread-safe:
+/// one context per host thread. Host-only interface (the state is defined in routing_masses.cu).
+class RoutingDeviceContext {
+ public:
+  RoutingDeviceContext();
+  ~RoutingDeviceContext();
+  RoutingDeviceContext(const RoutingDeviceContext&) = delete;
+  RoutingDeviceContext& operator=(const RoutingDeviceContext&) = delete;
+  struct State;
+  State& state() { return *state_; }
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
 /// Region ranks of points first .. first + count - 1, copied to host_out[0..count).
 /// Throws std::runtime_error on a CUDA / cuBLAS failure, std::invalid_argument on a bad problem.
-void routing_ranks_to_host(const RoutingProblem& p, std::uint64_t first, std::uint64_t count, std::uint64_t* host_out);
+void routing_ranks_to_host(RoutingDeviceContext& ctx, const RoutingProblem& p, std::uint64_t first, std::uint64_t count,
+                           std::uint64_t* host_out);
 
 /// (rank, count) of every region hit by points 0 .. points - 1, ascending in rank. regions = C(m, k).
 /// Dense device histogram (64-bit atomics, fused into the top-k kernel) when regions <= dense_limit;
 /// otherwise each batch's ranks are radix-sorted and run-length encoded on the device (CUB) and the
 /// (rank, count) runs merged on the host. `progress(done)` is called after each batch (may be empty).
-std::vector<std::pair<std::uint64_t, std::uint64_t>> routing_region_counts(const RoutingProblem& p, std::uint64_t points,
-                                                                           std::uint64_t regions, std::uint64_t dense_limit,
+std::vector<std::pair<std::uint64_t, std::uint64_t>> routing_region_counts(RoutingDeviceContext& ctx, const RoutingProblem& p,
+                                                                           std::uint64_t points, std::uint64_t regions,
+                                                                           std::uint64_t dense_limit,
                                                                            void (*progress)(std::uint64_t done, void* ctx) = nullptr,
-                                                                           void* ctx = nullptr);
+                                                                           void* progress_ctx = nullptr);
 
 }  // namespace moelab::cuda

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <vector>
 
@@ -19,6 +20,36 @@ Eigen::MatrixXd random_constant_experts(int m, int d, int k, std::uint64_t seed,
   RandomStream(seed, StreamTag::routing_experts, draw)
       .fill_normal(0, static_cast<std::uint64_t>(m) * static_cast<std::uint64_t>(d), Ut.data());
   return Ut.transpose() * (1.0 / std::sqrt(2.0 * d * k));  // Lemma A.8: N(0, I_d / (2 d k))
+}
+
+PackingCheck packing_trial(int m, int d, int k, std::uint64_t seed, std::uint64_t draw, std::uint64_t max_pairs) {
+  return check_packing(random_constant_experts(m, d, k, seed, draw), k, max_pairs);
+}
+
+PackingEventFractions packing_event_fractions(const Eigen::MatrixXd& U, int k) {
+  const int m = static_cast<int>(U.rows()), d = static_cast<int>(U.cols());
+  const SubsetRanker ranker(m, k);
+  const std::uint64_t C = ranker.count();
+  MOELAB_EXPECT(C >= 2 && C <= 20000, "packing_event_fractions: 2 <= C(m, k) <= 20000");
+  std::vector<Eigen::VectorXd> sums(C);
+  std::vector<std::vector<int>> sets(C);
+  for (std::uint64_t s = 0; s < C; ++s) {
+    sets[s] = ranker.unrank(s);
+    sums[s] = Eigen::VectorXd::Zero(d);
+    for (int j : sets[s]) sums[s] += U.row(j).transpose();
+  }
+  std::uint64_t bad_pairs = 0, bad_sets = 0;
+  for (std::uint64_t s = 0; s < C; ++s) {
+    bad_sets += sums[s].squaredNorm() > 1.0;
+    for (std::uint64_t u = s + 1; u < C; ++u) {
+      std::vector<int> common;
+      std::set_intersection(sets[s].begin(), sets[s].end(), sets[u].begin(), sets[u].end(), std::back_inserter(common));
+      const double sym = 2.0 * (k - static_cast<int>(common.size()));  // |S delta S'|
+      bad_pairs += (sums[s] - sums[u]).squaredNorm() < sym / (4.0 * k);
+    }
+  }
+  const double Cd = static_cast<double>(C);
+  return {static_cast<double>(bad_pairs) / (Cd * (Cd - 1.0) / 2.0), static_cast<double>(bad_sets) / Cd};
 }
 
 PackingCheck check_packing(const Eigen::MatrixXd& U, int k, std::uint64_t max_pairs) {

@@ -33,6 +33,20 @@ struct PackingCheck {
 /// `max_pairs` caps the work: C(m, k)(C(m, k) - 1)/2 must not exceed it (MOELAB_EXPECT).
 PackingCheck check_packing(const Eigen::MatrixXd& U, int k, std::uint64_t max_pairs = 200'000'000);
 
+/// One trial of Lemma A.8 (the study routing.packing and the claim routing.lemma33.packing):
+/// U = random_constant_experts(m, d, k, seed, draw), checked exhaustively.
+PackingCheck packing_trial(int m, int d, int k, std::uint64_t seed, std::uint64_t draw,
+                           std::uint64_t max_pairs = 200'000'000);
+
+/// The per-event laws of the proof, measured on one U: the fraction of unordered pairs S != S' with
+/// ||u_S - u_S'||^2 < |S delta S'| / (4k) (mean P[chi2_d < d/2]) and the fraction of sets S with
+/// ||u_S||^2 > 1 (mean P[chi2_d > 2d]).
+struct PackingEventFractions {
+  double unseparated_pairs = 0.0;
+  double unbounded_sets = 0.0;
+};
+PackingEventFractions packing_event_fractions(const Eigen::MatrixXd& U, int k);
+
 /// Exact per-event probabilities of the proof: P[chi2_d > 2d] (one S unbounded) and P[chi2_d < d/2]
 /// (one pair not separated), and their printed Laurent-Massart bounds exp(-d/8), exp(-d/16).
 double packing_unbounded_probability(int d);

@@ -120,12 +120,12 @@ class Router {
 RegionHistogram region_histogram(const Router& router, InputLaw law, std::uint64_t points, std::uint64_t seed,
                                  std::uint64_t draw, bool parallel);
 
-/// region_histogram on the CUDA device (kernels/routing_masses.cu): the same points (same Philox
-/// addresses), the same top-k and rank code; counts equal to the CPU's except for points whose k-th
-/// and (k+1)-th scores tie to rounding. Throws moelab::Error when built without CUDA or k > kMaxDeviceTopK.
+/// The CUDA sibling of region_histogram and Router::route is make_region_mass_sampler(Backend::cuda)
+/// (region_mass_sampler.hpp), whose device context lives across draws. These two one-off forms
+/// create a context for one call (bench/bench_routing.cpp); they throw moelab::Error when built
+/// without CUDA or k > kMaxDeviceTopK.
 RegionHistogram region_histogram_cuda(const Router& router, InputLaw law, std::uint64_t points, std::uint64_t seed,
                                       std::uint64_t draw);
-/// Router::route on the CUDA device: the region ranks of points [first, first + out.size()).
 void route_cuda(const Router& router, InputLaw law, std::uint64_t seed, std::uint64_t draw, std::uint64_t first,
                 std::span<std::uint64_t> out);
 

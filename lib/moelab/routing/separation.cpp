@@ -6,6 +6,8 @@
 
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/error.hpp"
+#include "moelab/core/parallel.hpp"
+#include "moelab/routing/subset_rank.hpp"
 
 namespace moelab::routing {
 
@@ -94,6 +96,57 @@ std::vector<std::uint64_t> random_configurations(std::uint64_t total, std::uint6
   perm.resize(count);
   std::sort(perm.begin(), perm.end());
   return perm;
+}
+
+ConstantExpertTeacher constant_expert_teacher(int m, int k, int d, const RngKey& key, std::uint64_t max_pairs) {
+  ConstantExpertTeacher t;
+  t.m = m, t.k = k, t.d = d;
+  t.R = gaussian_routing_vectors(m, d, key.with("teacher_routing").seed(), 0);
+  t.U = random_constant_experts(m, d, k, key.with("teacher_experts").seed(), 0);
+  t.packing = check_packing(t.U, k, max_pairs);
+  t.regions = binomial(m, k);
+  return t;
+}
+
+Student ksum_student(const ConstantExpertTeacher& teacher, std::uint64_t p, const RngKey& key) {
+  const auto sub = random_configurations(teacher.regions, p, key.with("ksum", static_cast<std::int64_t>(p)).seed(), 0);
+  return {"ksum", static_cast<int>(p), 1, p, k_sum_routing_vectors(teacher.R, teacher.k, sub)};
+}
+
+Student exact_ksum_student(const ConstantExpertTeacher& teacher) {
+  std::vector<std::uint64_t> all(teacher.regions);
+  for (std::uint64_t i = 0; i < teacher.regions; ++i) all[i] = i;
+  return {"ksum", static_cast<int>(teacher.regions), 1, teacher.regions, k_sum_routing_vectors(teacher.R, teacher.k, all)};
+}
+
+Student gaussian_student(int m_student, int k_student, int d, const RngKey& key) {
+  const auto seed = key.with("gaussian", 1000 * static_cast<std::int64_t>(m_student) + k_student).seed();
+  return {"gaussian", m_student, k_student, binomial(m_student, k_student), gaussian_routing_vectors(m_student, d, seed, 0)};
+}
+
+std::vector<StudentErrors> separation_experiment(const ConstantExpertTeacher& teacher, const std::vector<Student>& students,
+                                                 InputLaw law, std::uint64_t points, std::int64_t batches, const RngKey& key,
+                                                 const std::function<void()>& on_run) {
+  MOELAB_EXPECT(batches >= 1, "separation_experiment needs at least one batch");
+  const auto T = static_cast<std::size_t>(batches);
+  const std::uint64_t seed = key.with("points").seed();
+  const auto runs = parallel_map<SeparationResult>(students.size() * T, [&](std::size_t i) {
+    const Student& st = students[i / T];
+    auto r = piecewise_constant_separation(teacher.R, teacher.k, teacher.U, st.routing, st.k_student,
+                                           teacher.packing.min_distance2, law, points, seed, i % T);
+    if (on_run) on_run();
+    return r;
+  });
+  std::vector<StudentErrors> out(students.size());
+  for (std::size_t s = 0; s < students.size(); ++s)
+    for (std::size_t t = 0; t < T; ++t) {
+      const auto& r = runs[s * T + t];
+      auto& o = out[s];
+      const double floor_rel = r.floor / r.teacher_norm2;
+      o.relative_error.add(r.relative_error), o.floor_relative.add(floor_rel), o.excess.add(r.relative_error - floor_rel);
+      o.coverage.add(r.coverage), o.teacher_norm2.add(r.teacher_norm2);
+    }
+  return out;
 }
 
 }  // namespace moelab::routing

@@ -15,8 +15,15 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include <Eigen/Dense>
+
+#include "moelab/core/keys.hpp"
+#include "moelab/core/stats.hpp"
+#include "moelab/routing/expert_packing.hpp"
 
 #include "moelab/routing/region_masses.hpp"
 
@@ -51,5 +58,47 @@ Eigen::MatrixXd k_sum_routing_vectors(const Eigen::MatrixXd& R, int k, const std
 /// shuffle with uniforms of RandomStream(seed, routing_vectors, draw)), ascending.
 std::vector<std::uint64_t> random_configurations(std::uint64_t total, std::uint64_t count, std::uint64_t seed,
                                                  std::uint64_t draw);
+
+// ---- The miniature experiment of Theorem 3.1, shared by the study routing.separation and the claim
+// routing.thm31.separation ----
+
+/// Teacher: Gaussian routing R (m x d, top-k) and random constant experts U (Lemma 3.3), both drawn
+/// from `key`, with the packing of U checked (its min_distance2 is the delta of the floor).
+struct ConstantExpertTeacher {
+  int m = 0, k = 0, d = 0;
+  Eigen::MatrixXd R, U;
+  PackingCheck packing;
+  std::uint64_t regions = 0;  // C(m, k)
+};
+ConstantExpertTeacher constant_expert_teacher(int m, int k, int d, const RngKey& key,
+                                              std::uint64_t max_pairs = 200'000'000);
+
+/// A student (m', k')-MoE given by its routing vectors (constant experts: only its regions matter).
+struct Student {
+  std::string family;  // "ksum" or "gaussian"
+  int m_student = 0, k_student = 0;
+  std::uint64_t regions = 0;  // p = C(m', k')
+  Eigen::MatrixXd routing;    // m' x d
+};
+/// p of the teacher's C(m, k) configuration sums (a (p, 1)-MoE, k_sum_routing_vectors), the p
+/// configurations drawn from key.with("ksum", p).
+Student ksum_student(const ConstantExpertTeacher& teacher, std::uint64_t p, const RngKey& key);
+/// All C(m, k) configuration sums: reproduces the teacher's regions exactly (error 0).
+Student exact_ksum_student(const ConstantExpertTeacher& teacher);
+/// A Gaussian (m', k') router drawn from key.with("gaussian", 1000 m' + k').
+Student gaussian_student(int m_student, int k_student, int d, const RngKey& key);
+
+/// Per student, over `batches` independent point batches of `points` points (batch t: points of
+/// key.with("points") draw t, the same for every student):
+struct StudentErrors {
+  Welford relative_error;  // E||f - f'||^2 / E||f||^2 of the best student on its regions
+  Welford floor_relative;  // (delta/4)(1 - coverage) / E||f||^2
+  Welford excess;          // relative_error - floor_relative (>= 0 by Theorem 3.1's argument)
+  Welford coverage;        // sum_i max_S mu_hat(U_S cap V_i)
+  Welford teacher_norm2;   // E||f||^2
+};
+std::vector<StudentErrors> separation_experiment(const ConstantExpertTeacher& teacher, const std::vector<Student>& students,
+                                                 InputLaw law, std::uint64_t points, std::int64_t batches, const RngKey& key,
+                                                 const std::function<void()>& on_run = {});
 
 }  // namespace moelab::routing
