@@ -214,6 +214,22 @@ ExcessTrial excess_trial(const Model& m, int n, Allocation a, std::uint64_t seed
   return out;
 }
 
+ExcessSummary summarize_excess(std::span<const ExcessTrial> trials) {
+  ExcessSummary s;
+  for (const auto& r : trials) {
+    s.dense.add(r.dense), s.sparse.add(r.sparse), s.difference.add(r.sparse - r.dense);
+    s.dense_fallbacks += r.dense_fallback, s.sparse_fallbacks += r.sparse_fallbacks;
+  }
+  return s;
+}
+
+ExcessSummary simulate_excess(const Model& m, int n, Allocation a, std::int64_t trials, std::uint64_t seed) {
+  const auto rows = parallel_map<ExcessTrial>(static_cast<std::size_t>(trials), [&](std::size_t t) {
+    return excess_trial(m, n, a, seed, t);
+  });
+  return summarize_excess(rows);
+}
+
 RouterTrial router_trial(const Model& m, int n, int test_points, std::uint64_t seed, std::uint64_t trial) {
   const TrainingSet t = draw_training_set(m, n, Allocation::balanced, seed, trial);
   const int k = m.k();
@@ -267,6 +283,24 @@ RouterTrial router_trial(const Model& m, int n, int test_points, std::uint64_t s
   }
   const double inv = 1.0 / test_points;
   return {wrong_printed * inv, wrong_corrected * inv, wrong_bayes * inv, wrong_constant * inv};
+}
+
+RouterSummary summarize_router(std::span<const RouterTrial> trials) {
+  RouterSummary s;
+  for (const auto& r : trials) {
+    s.printed.add(r.printed_error), s.corrected.add(r.corrected_error), s.bayes.add(r.bayes_error);
+    s.printed_excess.add(r.printed_error - r.bayes_error);
+    s.corrected_excess.add(r.corrected_error - r.bayes_error);
+    s.constant_excess.add(r.constant_error - r.bayes_error);
+  }
+  return s;
+}
+
+RouterSummary simulate_router(const Model& m, int n, int test_points, std::int64_t trials, std::uint64_t seed) {
+  const auto rows = parallel_map<RouterTrial>(static_cast<std::size_t>(trials), [&](std::size_t t) {
+    return router_trial(m, n, test_points, seed, t);
+  });
+  return summarize_router(rows);
 }
 
 }  // namespace moelab::noisy

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -55,6 +56,19 @@ struct ExcessTrial {
 /// Min-norm dense and per-expert estimators fitted on one training set, excess risk of each.
 ExcessTrial excess_trial(const Model& m, int n, Allocation a, std::uint64_t seed, std::uint64_t trial);
 
+/// One sample size's excess-risk experiment, reduced in trial order: the excess-risk study's
+/// `reduce` and the Sec. 4.5 claims both use it, so they measure the same thing.
+struct ExcessSummary {
+  Welford dense, sparse;
+  Welford difference;  // sparse - dense, paired on the same training set
+  std::int64_t dense_fallbacks = 0, sparse_fallbacks = 0;
+};
+ExcessSummary summarize_excess(std::span<const ExcessTrial> trials);
+/// `trials` training sets of size n, trial t drawn from (seed, t) by excess_trial, fitted in parallel
+/// and reduced by summarize_excess: the same numbers as the study noisy.excess_risk at a point whose
+/// key gives `seed`.
+ExcessSummary simulate_excess(const Model& m, int n, Allocation a, std::int64_t trials, std::uint64_t seed);
+
 /// QDA router of Thm 1 / A.7: misclassification rates on shared test points.
 struct RouterTrial {
   double printed_error = 0.0;    // score as printed in A.7.1
@@ -63,5 +77,15 @@ struct RouterTrial {
   double constant_error = 0.0;   // negative control: always routes to expert 0
 };
 RouterTrial router_trial(const Model& m, int n, int test_points, std::uint64_t seed, std::uint64_t trial);
+
+/// One sample size's router experiment, reduced in trial order (the study noisy.qda_router's
+/// `reduce` and the Thm 1 claim): error rates and excess over the Bayes rule, per trained router.
+struct RouterSummary {
+  Welford printed, corrected, bayes;                           // error rates
+  Welford printed_excess, corrected_excess, constant_excess;  // minus the Bayes error, paired
+};
+RouterSummary summarize_router(std::span<const RouterTrial> trials);
+/// `trials` routers trained on n samples (trial t from (seed, t)), reduced by summarize_router.
+RouterSummary simulate_router(const Model& m, int n, int test_points, std::int64_t trials, std::uint64_t seed);
 
 }  // namespace moelab::noisy

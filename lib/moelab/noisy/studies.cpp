@@ -1,17 +1,20 @@
-#include "moelab/noisy/noisy_studies.hpp"
-
+// Scenario studies of the `noisy` paper, in the declarative form (scenario/study.hpp): each declares
+// its parameters and columns once; the runner owns the sweep, the parallel trials and the keys.
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <vector>
 
 #include <fmt/format.h>
 
-#include "moelab/core/parallel.hpp"
 #include "moelab/core/stats.hpp"
 #include "moelab/noisy/bayes.hpp"
+#include "moelab/noisy/excess_fit.hpp"
 #include "moelab/noisy/model_params.hpp"
 #include "moelab/noisy/risk.hpp"
 #include "moelab/noisy/simulate.hpp"
 #include "moelab/noisy/theorems.hpp"
+#include "moelab/scenario/study.hpp"
 
 namespace moelab::noisy {
 
@@ -19,200 +22,254 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+ParamDecl model_param() {
+  return table("model", "the block model (noisy, Sec. 3.2): k, block_size(s), p, sigma2, [model.covariance], "
+                        "[model.beta]; see docs/scenarios.md, \"[model]\"");
+}
+
 // ---- noisy.risk: sampled risk of the Bayes estimators vs Thms 2-4 ----
-class RiskPoint : public PreparedPoint {
- public:
-  RiskPoint(Model m, double so2, std::optional<Misroute> mr) : m_(std::move(m)), so2_(so2), mr_(mr) {}
-  std::size_t work() const override { return 1; }
-  std::vector<CsvRow> run(const McBudget& b, Progress& progress) override {
-    RiskOptions opt;
-    opt.test_noise = so2_;
-    opt.misroute = mr_;
-    const auto r = sample_risk(m_, bayes_dense_estimator(m_), bayes_sparse_estimator(m_), opt, b.trials, b.seed);
-    double pd, ps, ed, es;
-    if (mr_) {
-      // Thm 4 as printed; exact = the risk functional (the paper's first line of A.4) at test noise so2.
-      pd = thm4_dense_risk_printed(m_, *mr_), ps = thm4_sparse_risk_printed(m_, *mr_);
-      ed = dense_risk(m_, bayes_dense_estimator(m_), opt), es = sparse_risk(m_, bayes_sparse_estimator(m_), opt);
-    } else {
-      pd = thm3_dense_risk(m_, so2_), ps = thm3_sparse_risk(m_, so2_);
-      ed = dense_risk(m_, bayes_dense_estimator(m_), opt), es = sparse_risk(m_, bayes_sparse_estimator(m_), opt);
-    }
-    progress.advance();
-    const double eta = mr_ ? mr_->eta : kNaN;
-    return {{so2_, eta, std::string("dense"), r.dense.mean(), r.dense.standard_error(), pd, ed, b.trials},
-            {so2_, eta, std::string("sparse"), r.sparse.mean(), r.sparse.standard_error(), ps, es, b.trials}};
-  }
 
- private:
-  Model m_;
-  double so2_;
-  std::optional<Misroute> mr_;
+struct RiskPoint {
+  Model model;
+  double sigma_o2 = 0.0;
+  std::optional<Misroute> misroute;
 };
 
-class RiskStudy : public Study {
- public:
-  std::string name() const override { return "noisy.risk"; }
-  std::string summary() const override {
-    return "sampled risk of the Bayes estimators vs Thm 2/3 (params.sigma_o2) and Thm 4 (params.eta)";
+RiskPoint prepare_risk(const PointParams& p) {
+  RiskPoint pt{parse_model(p.view()), 0.0, std::nullopt};
+  pt.sigma_o2 = p.has("params.sigma_o2") ? p.real("params.sigma_o2") : pt.model.sigma2;
+  const int k = pt.model.k();
+  if (!p.has("params.eta")) {
+    for (const char* key : {"params.misroute_from", "params.misroute_to"})
+      if (p.has(key)) p.fail(key, "is used only with params.eta (the Thm 4 mis-routed input)");
+    return pt;
   }
-  std::vector<std::string> columns() const override {
-    return {"sigma_o2", "eta", "estimator", "mc_mean", "mc_std_error", "printed", "exact", "samples"};
-  }
-  std::unique_ptr<PreparedPoint> prepare(const ParamView& v, const McBudget&) const override {
-    Model m = parse_model(v);
-    const double so2 = v.get_positive("params.sigma_o2", m.sigma2);
-    std::optional<Misroute> mr;
-    if (v.has("params.eta")) {
-      Misroute r;
-      r.eta = v.get_positive("params.eta");
-      r.i = static_cast<int>(v.get_int_at_least("params.misroute_from", 0, 0));
-      r.j = static_cast<int>(v.get_int_at_least("params.misroute_to", 0, 1));
-      if (r.i >= m.k()) v.fail("params.misroute_from", fmt::format("must be < k = {}, got {}", m.k(), r.i));
-      if (r.j >= m.k()) v.fail("params.misroute_to", fmt::format("must be < k = {}, got {}", m.k(), r.j));
-      if (r.i == r.j) v.fail("params.misroute_to", "must differ from params.misroute_from");
-      mr = r;
-    }
-    return std::make_unique<RiskPoint>(std::move(m), so2, mr);
-  }
-};
+  Misroute r;
+  r.eta = p.real("params.eta");
+  r.i = p.small("params.misroute_from");
+  r.j = p.small("params.misroute_to");
+  if (r.i >= k) p.fail("params.misroute_from", fmt::format("must be < k = {}, got {}", k, r.i));
+  if (r.j >= k) p.fail("params.misroute_to", fmt::format("must be < k = {}, got {}", k, r.j));
+  if (r.i == r.j) p.fail("params.misroute_to", "must differ from params.misroute_from");
+  pt.misroute = r;
+  return pt;
+}
+
+void evaluate_risk(const RiskPoint& pt, const RunContext& ctx, RowSink& rows) {
+  const Model& m = pt.model;
+  RiskOptions opt;
+  opt.test_noise = pt.sigma_o2;
+  opt.misroute = pt.misroute;
+  const auto bd = bayes_dense_estimator(m);
+  const auto bs = bayes_sparse_estimator(m);
+  // Test points are sampled in chunks in parallel inside sample_risk (the trials are test points).
+  const auto r = sample_risk(m, bd, bs, opt, ctx.trials, ctx.key.seed());
+  // Printed: Thm 4 with a misroute, Thm 3 (= Thm 2 at sigma_o2 = sigma2) without. Exact: the risk
+  // functional (Eq. 4 and the paper's first line of A.4) at test noise sigma_o2.
+  const double pd = pt.misroute ? thm4_dense_risk_printed(m, *pt.misroute) : thm3_dense_risk(m, pt.sigma_o2);
+  const double ps = pt.misroute ? thm4_sparse_risk_printed(m, *pt.misroute) : thm3_sparse_risk(m, pt.sigma_o2);
+  const double ed = dense_risk(m, bd, opt), es = sparse_risk(m, bs, opt);
+  const double eta = pt.misroute ? pt.misroute->eta : kNaN;
+  rows.row()
+      .set("sigma_o2", pt.sigma_o2).set("eta", eta).set("estimator", "dense")
+      .set("mc_mean", r.dense.mean()).set("mc_std_error", r.dense.standard_error())
+      .set("printed", pd).set("exact", ed).set("samples", ctx.trials);
+  rows.row()
+      .set("sigma_o2", pt.sigma_o2).set("eta", eta).set("estimator", "sparse")
+      .set("mc_mean", r.sparse.mean()).set("mc_std_error", r.sparse.standard_error())
+      .set("printed", ps).set("exact", es).set("samples", ctx.trials);
+  ctx.advance();
+}
+
+StudyDef risk_study() {
+  StudyDef s;
+  s.name = "noisy.risk";
+  s.summary = "sampled risk of the Bayes estimators vs Thm 2/3 (params.sigma_o2) and Thm 4 (params.eta)";
+  s.trial_unit = "test points";
+  s.figure = "noisy Thms 2-4 (risk of the Bayes estimators; robustness to test noise and mis-routing)";
+  s.params = {
+      model_param(),
+      real("params.sigma_o2", "test-time feature-noise variance sigma_o^2 (Thm 3); absent: the model's sigma2 (Thm 2)")
+          .positive().optional().unit("variance"),
+      real("params.eta", "Thm 4: the input of expert misroute_from also carries eta x_j of expert misroute_to; "
+                         "absent: correctly routed mixture")
+          .positive().optional(),
+      integer("params.misroute_from", "Thm 4: the expert i whose sample is mis-routed (< k; only with params.eta)")
+          .nonnegative().or_default(0).unit("expert"),
+      integer("params.misroute_to", "Thm 4: the expert j the router selects (< k, != misroute_from; only with params.eta)")
+          .nonnegative().or_default(1).unit("expert"),
+  };
+  s.columns = {
+      {"sigma_o2", "test-time feature-noise variance"},
+      {"eta", "mis-routing scale eta (nan: correct routing)"},
+      {"estimator", "dense or sparse (per-expert) Bayes estimator (Eq. 3)"},
+      {"mc_mean", "Monte-Carlo mean of the squared test error"},
+      {"mc_std_error", "its standard error"},
+      {"printed", "the closed form as printed (Thm 3, = Thm 2 at sigma_o2 = sigma2; Thm 4 with eta)"},
+      {"exact", "the exact risk functional (Eq. 4 / first line of A.4) at these test conditions"},
+      {"samples", "test points behind mc_mean"},
+  };
+  return define_study<RiskPoint>(std::move(s), prepare_risk, evaluate_risk);
+}
 
 // ---- noisy.excess_risk: min-norm dense vs sparse excess risk against n (Fig. 3, Fig. 6) ----
-class ExcessPoint : public PreparedPoint {
- public:
-  ExcessPoint(Model m, int n, Allocation a, std::int64_t trials) : m_(std::move(m)), n_(n), a_(a), trials_(trials) {}
-  std::size_t work() const override { return static_cast<std::size_t>(trials_); }
-  std::vector<CsvRow> run(const McBudget& b, Progress& progress) override {
-    const auto rows = parallel_map<ExcessTrial>(static_cast<std::size_t>(trials_), [&](std::size_t t) {
-      // Trial streams are addressed by (seed + n, trial): each n is an independent experiment.
-      auto r = excess_trial(m_, n_, a_, b.seed + static_cast<std::uint64_t>(n_), t);
-      progress.advance();
-      return r;
-    });
-    Welford dense, sparse;
-    std::int64_t dense_fb = 0, sparse_fb = 0;
-    for (const auto& r : rows) {
-      dense.add(r.dense), sparse.add(r.sparse);
-      dense_fb += r.dense_fallback, sparse_fb += r.sparse_fallbacks;
-    }
-    double exact = kNaN;
-    if (a_ == Allocation::balanced) {
-      const double e = sparse_excess_exact(m_, allocate_samples(m_, n_, a_, 0, 0));
-      if (std::isfinite(e)) exact = e;
-    }
-    const double lead_d = dense_excess_leading_coefficient(m_) / n_;
-    const double lead_s = sparse_excess_leading_coefficient(m_) / n_;
-    return {{std::int64_t{n_}, std::string("dense"), trials_, dense.mean(), dense.standard_error(), kNaN, lead_d, dense_fb},
-            {std::int64_t{n_}, std::string("sparse"), trials_, sparse.mean(), sparse.standard_error(), exact, lead_s, sparse_fb}};
-  }
 
- private:
-  Model m_;
-  int n_;
-  Allocation a_;
-  std::int64_t trials_;
+struct ExcessPoint {
+  Model model;
+  int n = 0;
+  Allocation allocation = Allocation::balanced;
 };
 
-class ExcessStudy : public Study {
- public:
-  std::string name() const override { return "noisy.excess_risk"; }
-  std::string summary() const override {
-    return "excess risk of min-norm dense and per-expert estimators fitted on n noisy samples (Fig. 3, Fig. 6)";
-  }
-  std::vector<std::string> columns() const override {
-    return {"n", "estimator", "trials", "excess_mean", "excess_std_error", "excess_exact", "excess_leading", "fallbacks"};
-  }
-  std::unique_ptr<PreparedPoint> prepare(const ParamView& v, const McBudget& b) const override {
-    Model m = parse_model(v);
-    const int n = static_cast<int>(v.get_int_at_least("params.n", 1));
-    const auto a = v.get_choice("params.allocation", {"balanced", "multinomial"}, "balanced") == "balanced"
-                       ? Allocation::balanced
-                       : Allocation::multinomial;
-    d_ = m.d();
-    return std::make_unique<ExcessPoint>(std::move(m), n, a, b.trials);
-  }
-  // Least-squares fits of a/n^2 + b/n (weights 1/SE^2) per estimator over the over-determined points
-  // n > d, as in the paper's Fig. 2 / Table 1, with standard errors.
-  std::vector<std::pair<std::string, std::string>> summarize(const std::vector<CsvRow>& rows) const override {
-    std::vector<std::pair<std::string, std::string>> out;
-    for (const std::string est : {"dense", "sparse"}) {
-      std::vector<double> c2, c1, y, w;
-      for (const auto& r : rows) {
-        if (std::get<std::string>(r[1]) != est) continue;
-        const double n = static_cast<double>(std::get<std::int64_t>(r[0]));
-        const double se = std::get<double>(r[4]);
-        if (n <= d_ || !(se > 0) || !std::isfinite(std::get<double>(r[3]))) continue;
-        c2.push_back(1 / (n * n)), c1.push_back(1 / n), y.push_back(std::get<double>(r[3])), w.push_back(1 / (se * se));
-      }
-      if (y.size() < 3) continue;
-      const auto f = weighted_least_squares({c2, c1}, y, w);
-      out.emplace_back(fmt::format("fit_{}", est),
-                       fmt::format("excess = a/n^2 + b/n over {} points with n > d = {}: a = {:.6g} +- {:.3g}, b = {:.6g} "
-                                   "+- {:.3g}, chi2/dof = {:.3g}",
-                                   y.size(), d_, f.coef[0], f.se[0], f.coef[1], f.se[1], f.chi2 / f.dof));
-    }
-    return out;
-  }
+ExcessPoint prepare_excess(const PointParams& p) {
+  return {parse_model(p.view()), p.small("params.n"),
+          p.text("params.allocation") == "balanced" ? Allocation::balanced : Allocation::multinomial};
+}
 
- private:
-  mutable int d_ = 0;
-};
+void reduce_excess(const ExcessPoint& pt, std::span<const ExcessTrial> trials, const RunContext& ctx, RowSink& rows) {
+  const Model& m = pt.model;
+  const ExcessSummary s = summarize_excess(trials);
+  double exact = kNaN;  // the Wishart formula needs a fixed allocation
+  if (pt.allocation == Allocation::balanced) {
+    const double e = sparse_excess_exact(m, allocate_samples(m, pt.n, pt.allocation, 0, 0));
+    if (std::isfinite(e)) exact = e;
+  }
+  const std::int64_t d = m.d();
+  rows.row()
+      .set("n", pt.n).set("estimator", "dense").set("trials", ctx.trials)
+      .set("excess_mean", s.dense.mean()).set("excess_std_error", s.dense.standard_error())
+      .set("excess_exact", kNaN).set("excess_leading", dense_excess_leading_coefficient(m) / pt.n)
+      .set("fallbacks", s.dense_fallbacks).set("d", d);
+  rows.row()
+      .set("n", pt.n).set("estimator", "sparse").set("trials", ctx.trials)
+      .set("excess_mean", s.sparse.mean()).set("excess_std_error", s.sparse.standard_error())
+      .set("excess_exact", exact).set("excess_leading", sparse_excess_leading_coefficient(m) / pt.n)
+      .set("fallbacks", s.sparse_fallbacks).set("d", d);
+}
+
+// Fits a/n^2 + b/n (weights 1/SE^2) per estimator over the over-determined points n > d, as in the
+// paper's Fig. 2 / Table 1, with standard errors.
+Metadata summarize_excess_fits(const TableView& t) {
+  Metadata out;
+  for (const std::string est : {"dense", "sparse"}) {
+    std::vector<double> n, mean, se;
+    std::int64_t d = 0;
+    for (std::size_t r = 0; r < t.size(); ++r) {
+      if (t.text(r, "estimator") != est) continue;
+      d = t.integer(r, "d");
+      if (t.integer(r, "n") <= d) continue;
+      n.push_back(static_cast<double>(t.integer(r, "n")));
+      mean.push_back(t.real(r, "excess_mean")), se.push_back(t.real(r, "excess_std_error"));
+    }
+    const auto f = fit_excess_order(n, mean, se);
+    if (!f) continue;
+    out.emplace_back(fmt::format("fit_{}", est),
+                     fmt::format("excess = a/n^2 + b/n over {} points with n > d = {}: a = {:.6g} +- {:.3g}, b = {:.6g} "
+                                 "+- {:.3g}, chi2/dof = {:.3g}",
+                                 f->points, d, f->a(), f->fit.se[0], f->b(), f->fit.se[1], f->fit.chi2 / f->fit.dof));
+  }
+  return out;
+}
+
+StudyDef excess_study() {
+  StudyDef s;
+  s.name = "noisy.excess_risk";
+  s.summary = "excess risk of min-norm dense and per-expert estimators fitted on n noisy samples (Fig. 3, Fig. 6)";
+  s.trial_unit = "training sets";
+  s.figure = "noisy Fig. 3, Fig. 6 / Table 1 (Sec. 4.5, A.6)";
+  s.params = {
+      model_param(),
+      integer("params.n", "training samples (all experts together)").at_least(1).unit("samples"),
+      choice("params.allocation", {"balanced", "multinomial"},
+             "samples per expert: balanced = p_i n rounded (largest remainders), multinomial = drawn per sample")
+          .or_default("balanced"),
+  };
+  s.columns = {
+      {"n", "training samples"},
+      {"estimator", "dense (one min-norm fit on all features) or sparse (one min-norm fit per expert block)"},
+      {"trials", "training sets fitted"},
+      {"excess_mean", "Monte-Carlo mean of the excess risk R(b_hat) - R(Bayes) (exact quadratic form)"},
+      {"excess_std_error", "its standard error"},
+      {"excess_exact", "exact expected excess (Wishart formula, sparse, balanced, every n_i > d_i + 1); else nan"},
+      {"excess_leading", "leading order: tr(H^-1 S)/n (dense), sum_i v_i d_i / n (sparse)"},
+      {"fallbacks", "fits (dense) or expert fits (sparse) whose solve needed the orthogonal fallback"},
+      {"d", "features d of the model (the summary fits use the points n > d)"},
+  };
+  s.summarize = summarize_excess_fits;
+  return define_trial_study<ExcessPoint, ExcessTrial>(
+      std::move(s), prepare_excess,
+      [](const ExcessPoint& pt, const RunContext& ctx, std::int64_t t) {
+        return excess_trial(pt.model, pt.n, pt.allocation, ctx.key.seed(), static_cast<std::uint64_t>(t));
+      },
+      reduce_excess);
+}
 
 // ---- noisy.qda_router: Thm 1 / A.7 ----
-class RouterPoint : public PreparedPoint {
- public:
-  RouterPoint(Model m, int n, int tests, std::int64_t trials) : m_(std::move(m)), n_(n), tests_(tests), trials_(trials) {}
-  std::size_t work() const override { return static_cast<std::size_t>(trials_); }
-  std::vector<CsvRow> run(const McBudget& b, Progress& progress) override {
-    const auto rows = parallel_map<RouterTrial>(static_cast<std::size_t>(trials_), [&](std::size_t t) {
-      auto r = router_trial(m_, n_, tests_, b.seed + static_cast<std::uint64_t>(n_), t);
-      progress.advance();
-      return r;
-    });
-    Welford ep, ec, eb, xp, xc;
-    for (const auto& r : rows) {
-      ep.add(r.printed_error), ec.add(r.corrected_error), eb.add(r.bayes_error);
-      xp.add(r.printed_error - r.bayes_error), xc.add(r.corrected_error - r.bayes_error);
-    }
-    const std::int64_t n = n_;
-    return {{n, std::string("printed"), ep.mean(), ep.standard_error(), xp.mean(), xp.standard_error(), eb.mean()},
-            {n, std::string("corrected"), ec.mean(), ec.standard_error(), xc.mean(), xc.standard_error(), eb.mean()},
-            {n, std::string("bayes"), eb.mean(), eb.standard_error(), 0.0, 0.0, eb.mean()}};
-  }
 
- private:
-  Model m_;
-  int n_, tests_;
-  std::int64_t trials_;
+struct RouterPoint {
+  Model model;
+  int n = 0;
+  int test_points = 0;
 };
 
-class RouterStudy : public Study {
- public:
-  std::string name() const override { return "noisy.qda_router"; }
-  std::string summary() const override { return "QDA router of Thm 1 / A.7: routing error and excess risk against n"; }
-  std::vector<std::string> columns() const override {
-    return {"n", "rule", "error_mean", "error_std_error", "excess_mean", "excess_std_error", "bayes_error"};
-  }
-  std::unique_ptr<PreparedPoint> prepare(const ParamView& v, const McBudget& b) const override {
-    Model m = parse_model(v);
-    const int n = static_cast<int>(v.get_int_at_least("params.n", 1));
-    const int tests = static_cast<int>(v.get_int_at_least("params.test_points", 1, 2000));
-    const auto counts = allocate_samples(m, n, Allocation::balanced, 0, 0);
-    for (int i = 0; i < m.k(); ++i)
-      if (counts[static_cast<std::size_t>(i)] <= m.block_size(i))
-        v.fail("params.n", fmt::format("QDA needs more samples than features for every expert: expert {} gets {} "
-                                       "samples for {} features",
-                                       i, counts[static_cast<std::size_t>(i)], m.block_size(i)));
-    return std::make_unique<RouterPoint>(std::move(m), n, tests, b.trials);
-  }
-};
+RouterPoint prepare_router(const PointParams& p) {
+  RouterPoint pt{parse_model(p.view()), p.small("params.n"), p.small("params.test_points")};
+  const Model& m = pt.model;
+  const auto counts = allocate_samples(m, pt.n, Allocation::balanced, 0, 0);
+  for (int i = 0; i < m.k(); ++i)
+    if (counts[static_cast<std::size_t>(i)] <= m.block_size(i))
+      p.fail("params.n", fmt::format("QDA needs more samples than features for every expert: expert {} gets {} "
+                                     "samples for {} features",
+                                     i, counts[static_cast<std::size_t>(i)], m.block_size(i)));
+  return pt;
+}
+
+void reduce_router(const RouterPoint& pt, std::span<const RouterTrial> trials, const RunContext&, RowSink& rows) {
+  const RouterSummary s = summarize_router(trials);
+  const auto row = [&](const char* rule, const Welford& error, double excess, double excess_se) {
+    rows.row()
+        .set("n", pt.n).set("rule", rule).set("error_mean", error.mean()).set("error_std_error", error.standard_error())
+        .set("excess_mean", excess).set("excess_std_error", excess_se).set("bayes_error", s.bayes.mean());
+  };
+  row("printed", s.printed, s.printed_excess.mean(), s.printed_excess.standard_error());
+  row("corrected", s.corrected, s.corrected_excess.mean(), s.corrected_excess.standard_error());
+  row("bayes", s.bayes, 0.0, 0.0);
+}
+
+StudyDef router_study() {
+  StudyDef s;
+  s.name = "noisy.qda_router";
+  s.summary = "QDA router of Thm 1 / A.7: routing error and excess risk against n";
+  s.trial_unit = "trained routers";
+  s.figure = "noisy Thm 1 / A.7 (QDA router)";
+  s.params = {
+      model_param(),
+      integer("params.n", "training samples (balanced allocation; every expert needs more samples than features)")
+          .at_least(1).unit("samples"),
+      integer("params.test_points", "test points per trained router").at_least(1).or_default(2000).unit("points"),
+  };
+  s.columns = {
+      {"n", "training samples"},
+      {"rule", "printed (score of A.7.1), corrected (likelihood ratio, docs/errata.md) or bayes (true covariances)"},
+      {"error_mean", "mean misrouting rate over trained routers"},
+      {"error_std_error", "its standard error"},
+      {"excess_mean", "mean misrouting rate minus the Bayes rule's, paired on the same test points"},
+      {"excess_std_error", "its standard error"},
+      {"bayes_error", "mean misrouting rate of the Bayes rule"},
+  };
+  return define_trial_study<RouterPoint, RouterTrial>(
+      std::move(s), prepare_router,
+      [](const RouterPoint& pt, const RunContext& ctx, std::int64_t t) {
+        return router_trial(pt.model, pt.n, pt.test_points, ctx.key.seed(), static_cast<std::uint64_t>(t));
+      },
+      reduce_router);
+}
 
 }  // namespace
 
-void add_noisy_studies(std::vector<std::unique_ptr<Study>>& out) {
-  out.push_back(std::make_unique<RiskStudy>());
-  out.push_back(std::make_unique<ExcessStudy>());
-  out.push_back(std::make_unique<RouterStudy>());
+void add_studies(std::vector<StudyDef>& out) {
+  out.push_back(risk_study());
+  out.push_back(excess_study());
+  out.push_back(router_study());
 }
 
 }  // namespace moelab::noisy

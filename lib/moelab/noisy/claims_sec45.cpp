@@ -1,0 +1,109 @@
+// noisy, Sec. 4.5 / Fig. 2-3 (A.6): excess risk of the min-norm dense and per-expert estimators
+// against n. The experiment is the study noisy.excess_risk's (simulate_excess) and the a/n^2 + b/n
+// fit is its summary's (fit_excess_order).
+#include <fmt/format.h>
+
+#include "moelab/noisy/detail/claim_helpers.hpp"
+#include "moelab/noisy/excess_fit.hpp"
+#include "moelab/noisy/simulate.hpp"
+#include "moelab/noisy/theorems.hpp"
+
+namespace moelab::noisy::detail {
+
+namespace {
+
+struct ExcessSeries {
+  std::vector<int> n;
+  std::vector<ExcessSummary> at;
+};
+
+ExcessSeries simulate_series(const Model& m, const CheckBudget& b, const RngKey& key) {
+  ExcessSeries s;
+  // n/d from 5 to 80: the fits below need the higher-order terms (d+1)/n small.
+  s.n = b.pick(std::vector<int>{120, 240, 480, 960, 1920}, std::vector<int>{120, 240, 480, 960, 1920, 3840});
+  const std::int64_t trials = b.pick<std::int64_t>(400, 2000);
+  for (int n : s.n) s.at.push_back(simulate_excess(m, n, Allocation::balanced, trials, key.with("n", n).seed()));
+  return s;
+}
+
+Model excess_model(const RngKey& key) { return equal_block_model(4, 6, 0.5, 1.0, 1.0, key.with("model").seed()); }
+
+ExcessOrderFit fit(const ExcessSeries& s, bool dense) {
+  std::vector<double> n, mean, se;
+  for (std::size_t i = 0; i < s.n.size(); ++i) {
+    const Welford& w = dense ? s.at[i].dense : s.at[i].sparse;
+    n.push_back(s.n[i]), mean.push_back(w.mean()), se.push_back(w.standard_error());
+  }
+  const auto f = fit_excess_order(n, mean, se);
+  MOELAB_EXPECT(f.has_value(), "the Sec. 4.5 series has at least 3 sizes");
+  return *f;
+}
+
+Evidence check_excess_order(const CheckBudget& b, const RngKey& key) {
+  const Model m = excess_model(key);
+  const auto s = simulate_series(m, b, key);
+  // Printed: excess = a/n^2 (no 1/n term) for both estimators: z-test of the fitted 1/n coefficient = 0.
+  const auto fd = fit(s, true), fs = fit(s, false);
+  const TestResult printed[] = {claims::z_equality_test("", fd.b(), fd.fit.se[1], 0.0, 0),
+                                claims::z_equality_test("", fs.b(), fs.fit.se[1], 0.0, 0)};
+  Evidence e;
+  e.printed = claims::combine_bonferroni("fitted b of a/n^2 + b/n is 0 (dense and sparse)", printed);
+  // Exact: sparse excess = sum p_i v_i d_i / (n_i - d_i - 1) at every n; dense n x excess -> tr(H^-1 S).
+  std::vector<TestResult> exact, control;
+  claims::SizeSeries dense_n;
+  for (std::size_t i = 0; i < s.n.size(); ++i) {
+    const double ex = sparse_excess_exact(m, allocate_samples(m, s.n[i], Allocation::balanced, 0, 0));
+    exact.push_back(claims::equality_test("", s.at[i].sparse, ex));
+    control.push_back(claims::equality_test("", s.at[i].sparse, 1.2 * ex));
+    dense_n.n.push_back(s.n[i]);
+    dense_n.value.push_back(s.at[i].dense.scaled(s.n[i]));
+  }
+  const double lead_dense = dense_excess_leading_coefficient(m), lead_sparse = sparse_excess_leading_coefficient(m);
+  exact.push_back(claims::intercept_test("", dense_n, {inv_n, inv_n2}, lead_dense));
+  control.push_back(claims::intercept_test("", dense_n, {inv_n, inv_n2}, 1.2 * lead_dense));
+  e.exact = claims::combine_bonferroni("sparse: exact Wishart formula at each n; dense: n x excess -> tr(H^-1 S)", exact);
+  // One wrong form (the exact forms scaled by 1.2): rejected when any of its parts is.
+  e.control(claims::combine_bonferroni("1.2 x the exact forms", control));
+  // A 1/n term that matters: kRelevance of the leading coefficient the exact forms predict for it.
+  const double rel[] = {kRelevance * lead_dense, kRelevance * lead_sparse};
+  e.relevance = combined_relevance(e.printed, printed, rel);
+  e.note = fmt::format("d = 24, k = 4, Toeplitz 0.5, n = {}..{}: fitted b dense {:.4g} +- {:.2g}, sparse {:.4g} +- {:.2g}; "
+                       "dense tr(H^-1 S) = {:.4g}, sparse sum v_i d_i = {:.4g}",
+                       s.n.front(), s.n.back(), fd.b(), fd.fit.se[1], fs.b(), fs.fit.se[1], lead_dense, lead_sparse);
+  return e;
+}
+
+Evidence check_sparse_beats_dense(const CheckBudget& b, const RngKey& key) {
+  const Model m = excess_model(key);
+  const auto s = simulate_series(m, b, key);
+  std::vector<TestResult> parts;
+  std::vector<double> rel;
+  std::string sizes;
+  Evidence e;
+  for (std::size_t i = 0; i < s.n.size(); ++i) {
+    const Welford& diff = s.at[i].difference;
+    parts.push_back(claims::upper_bound_test(fmt::format("n = {}", s.n[i]), diff, 0.0));
+    e.control(claims::upper_bound_test(fmt::format("reversed at n = {}: excess_dense <= excess_sparse", s.n[i]),
+                                       diff.scaled(-1.0), 0.0));
+    // A violation that matters: sparse above dense by kRelevance of the dense excess at that n.
+    rel.push_back(kRelevance * s.at[i].dense.mean());
+    sizes += fmt::format("{}n={}: {:.3g} vs {:.3g}", i ? "; " : "", s.n[i], s.at[i].sparse.mean(), s.at[i].dense.mean());
+  }
+  e.printed = claims::combine_bonferroni("paired excess_sparse - excess_dense <= 0 at every n (Bonferroni)", parts);
+  e.relevance = combined_relevance(e.printed, parts, rel);
+  e.note = "sparse vs dense excess: " + sizes;
+  return e;
+}
+
+}  // namespace
+
+void register_sec45_claims(claims::Registry& r) {
+  r.add({"noisy.sec45.excess_order", "noisy, Sec. 4.5, Fig. 2",
+         "Both dense and sparse min-norm estimators have excess risk of order n^-2 (fit a/n^2, no 1/n term).",
+         ClaimKind::asymptotic, check_excess_order});
+  r.add({"noisy.sec45.sparse_beats_dense", "noisy, Sec. 4.5 (hypothesis), Fig. 3",
+         "Sparse estimators achieve lower excess risk than the dense estimator at every sample size.",
+         ClaimKind::inequality, check_sparse_beats_dense});
+}
+
+}  // namespace moelab::noisy::detail

@@ -1,0 +1,180 @@
+// The noisy studies in the declarative form: declarations, validation by key, rows by name, and the
+// claims' shared experiment (simulate_excess) giving the study's numbers.
+#include <cmath>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "moelab/core/keys.hpp"
+#include "moelab/noisy/excess_fit.hpp"
+#include "moelab/noisy/model_params.hpp"
+#include "moelab/noisy/simulate.hpp"
+#include "moelab/scenario/runner.hpp"
+#include "moelab/scenario/study.hpp"
+#include "scenario/input_error_helpers.hpp"
+
+namespace moelab::noisy {
+void add_studies(std::vector<StudyDef>& out);
+}
+
+using namespace moelab;
+using Catch::Matchers::Contains;
+using Catch::Matchers::WithinRel;
+
+namespace {
+
+const StudyDef& study(const std::string& name) {
+  static const std::vector<StudyDef> all = [] {
+    std::vector<StudyDef> s;
+    noisy::add_studies(s);
+    return s;
+  }();
+  for (const auto& s : all)
+    if (s.name == name) return s;
+  FAIL("no study " << name);
+  throw std::logic_error("unreachable");
+}
+
+const std::string kModel =
+    "[model]\nk = 2\nblock_size = 3\nsigma2 = 0.5\n[model.covariance]\nkind = \"toeplitz\"\nrho = 0.3\n"
+    "[model.beta]\nkind = \"random\"\nseed = 5\n";
+
+McBudget budget(std::int64_t trials, std::uint64_t seed = 3) {
+  McBudget b;
+  b.trials = trials;
+  b.seed = seed;
+  return b;
+}
+
+std::string error_of(const std::string& name, const std::string& text) {
+  return test::expect_input_error([&] { (void)run_study_text(study(name), text, budget(2)); }).what();
+}
+
+noisy::Model model_of(const std::string& text) {
+  const toml::table t = toml::parse(text, std::string_view("m.toml"));
+  return noisy::parse_model(ParamView(t, "m.toml"));
+}
+
+}  // namespace
+
+TEST_CASE("the noisy studies declare documented params, unique documented columns and a trial unit",
+          "[noisy][studies]") {
+  std::vector<StudyDef> all;
+  noisy::add_studies(all);
+  std::set<std::string> names;
+  for (const auto& s : all) {
+    INFO(s.name);
+    names.insert(s.name);
+    CHECK_FALSE(s.summary.empty());
+    CHECK_FALSE(s.figure.empty());
+    CHECK_FALSE(s.trial_unit.empty());  // all three are Monte-Carlo
+    std::set<std::string> cols;
+    for (const auto& c : s.columns) {
+      CHECK(cols.insert(c.name).second);
+      CHECK_FALSE(c.doc.empty());
+    }
+    for (const auto& p : s.params) CHECK_FALSE(p.doc.empty());
+    CHECK_FALSE(describe_study(s).empty());
+  }
+  CHECK(names == std::set<std::string>{"noisy.risk", "noisy.excess_risk", "noisy.qda_router"});
+  // The column names the plots and the golden CSV select (plots/noisy_*.gp).
+  CHECK(study("noisy.excess_risk").column_names() ==
+        std::vector<std::string>{"n", "estimator", "trials", "excess_mean", "excess_std_error", "excess_exact",
+                                 "excess_leading", "fallbacks", "d"});
+  CHECK(study("noisy.risk").column_names() ==
+        std::vector<std::string>{"sigma_o2", "eta", "estimator", "mc_mean", "mc_std_error", "printed", "exact", "samples"});
+  CHECK(study("noisy.qda_router").column_names() ==
+        std::vector<std::string>{"n", "rule", "error_mean", "error_std_error", "excess_mean", "excess_std_error",
+                                 "bayes_error"});
+}
+
+TEST_CASE("bad noisy study parameters are rejected before running, naming the key", "[noisy][studies][errors]") {
+  CHECK_THAT(error_of("noisy.excess_risk", kModel + "[params]\nn = 0\n"), Contains("params.n") && Contains("got 0"));
+  CHECK_THAT(error_of("noisy.excess_risk", kModel + "[params]\nn = 10\nallocation = \"random\"\n"),
+             Contains("params.allocation"));
+  CHECK_THAT(error_of("noisy.excess_risk", "[params]\nn = 10\n"), Contains("model"));
+  CHECK_THAT(error_of("noisy.excess_risk", kModel + "[params]\nn = 10\nm = 3\n"), Contains("params.m"));
+  CHECK_THAT(error_of("noisy.risk", kModel + "[params]\nsigma_o2 = -1\n"), Contains("params.sigma_o2"));
+  CHECK_THAT(error_of("noisy.risk", kModel + "[params]\nmisroute_from = 1\n"),
+             Contains("params.misroute_from") && Contains("params.eta"));
+  CHECK_THAT(error_of("noisy.risk", kModel + "[params]\neta = 2\nmisroute_to = 2\n"),
+             Contains("params.misroute_to") && Contains("< k = 2"));
+  CHECK_THAT(error_of("noisy.risk", kModel + "[params]\neta = 2\nmisroute_from = 1\nmisroute_to = 1\n"),
+             Contains("params.misroute_to") && Contains("differ"));
+  CHECK_THAT(error_of("noisy.qda_router", kModel + "[params]\nn = 6\n"), Contains("params.n") && Contains("QDA"));
+  CHECK_THAT(error_of("noisy.qda_router", kModel + "[params]\nn = 40\ntest_points = 0\n"), Contains("params.test_points"));
+}
+
+TEST_CASE("the excess-risk study's rows equal simulate_excess at the point's key", "[noisy][studies][excess]") {
+  // One point, no sweep: its key is (suite seed, study name). The Sec. 4.5 claims call
+  // simulate_excess; the study runs excess_trial per trial and reduces with summarize_excess.
+  const std::int64_t trials = 12;
+  const auto t = run_study_text(study("noisy.excess_risk"), kModel + "[params]\nn = 20\n", budget(trials));
+  const TableView v(t);
+  REQUIRE(v.size() == 2);
+  const auto key = RngKey::root(3).with("noisy.excess_risk");
+  const auto s = noisy::simulate_excess(model_of(kModel), 20, noisy::Allocation::balanced, trials, key.seed());
+  CHECK(v.text(0, "estimator") == "dense");
+  CHECK(v.real(0, "excess_mean") == s.dense.mean());
+  CHECK(v.real(1, "excess_mean") == s.sparse.mean());
+  CHECK(v.real(1, "excess_std_error") == s.sparse.standard_error());
+  CHECK(v.integer(0, "trials") == trials);
+  CHECK(v.integer(0, "d") == 6);
+  CHECK(std::isnan(v.real(0, "excess_exact")));
+  CHECK(std::isfinite(v.real(1, "excess_exact")));  // n_i = 10 > d_i + 1 = 4
+}
+
+TEST_CASE("the excess-risk summary fits a/n^2 + b/n over the points with n > d", "[noisy][studies][excess]") {
+  const auto t = run_study_text(study("noisy.excess_risk"),
+                                kModel + "[sweep]\n\"params.n\" = [4, 12, 24, 48, 96]\n", budget(20));
+  std::string dense, sparse;
+  for (const auto& [k, val] : t.metadata) {
+    if (k == "fit_dense") dense = val;
+    if (k == "fit_sparse") sparse = val;
+  }
+  CHECK_THAT(dense, Contains("over 4 points with n > d = 6"));  // n = 4 is left out
+  CHECK_THAT(sparse, Contains("over 4 points with n > d = 6"));
+}
+
+TEST_CASE("fit_excess_order recovers a and b from exact data and skips unusable points", "[noisy][excess]") {
+  const double a = 3.0, b = 0.25;
+  std::vector<double> n{50, 100, 200, 400, 800, 7}, mean, se;
+  for (double x : n) mean.push_back(a / (x * x) + b / x), se.push_back(1e-4 / x);
+  se.back() = 0.0;  // no standard error: skipped
+  const auto f = noisy::fit_excess_order(n, mean, se);
+  REQUIRE(f);
+  CHECK(f->points == 5);
+  CHECK_THAT(f->a(), WithinRel(a, 1e-8));  // exact data: only rounding (observed ~1e-12)
+  CHECK_THAT(f->b(), WithinRel(b, 1e-8));
+  const std::vector<double> two{1, 2};
+  CHECK_FALSE(noisy::fit_excess_order(two, two, two));
+}
+
+TEST_CASE("the risk study's printed and exact columns agree at Thm 2 and Thm 3 and differ under Thm 4",
+          "[noisy][studies][risk]") {
+  const auto t = run_study_text(study("noisy.risk"), kModel + "[sweep]\n\"params.sigma_o2\" = [0.5, 2.0]\n", budget(4000));
+  const TableView v(t);
+  REQUIRE(v.size() == 4);
+  for (std::size_t r = 0; r < v.size(); ++r) {
+    CHECK(std::isnan(v.real(r, "eta")));
+    CHECK_THAT(v.real(r, "printed"), WithinRel(v.real(r, "exact"), 1e-10));  // the same closed form two ways
+    CHECK(v.integer(r, "samples") == 4000);
+  }
+  const auto m = run_study_text(study("noisy.risk"), kModel + "[params]\neta = 1.5\n", budget(4000));
+  const TableView w(m);
+  REQUIRE(w.size() == 2);
+  CHECK(w.real(0, "eta") == 1.5);
+  CHECK(std::fabs(w.real(1, "printed") - w.real(1, "exact")) > 1e-3 * w.real(1, "exact"));  // Thm 4 erratum
+}
+
+TEST_CASE("the router study reports three rules with the Bayes rule's excess zero", "[noisy][studies][router]") {
+  const auto t = run_study_text(study("noisy.qda_router"), kModel + "[params]\nn = 40\ntest_points = 200\n", budget(4));
+  const TableView v(t);
+  REQUIRE(v.size() == 3);
+  CHECK(v.text(0, "rule") == "printed");
+  CHECK(v.text(2, "rule") == "bayes");
+  CHECK(v.real(2, "excess_mean") == 0.0);
+  CHECK(v.real(2, "error_mean") == v.real(0, "bayes_error"));
+}
