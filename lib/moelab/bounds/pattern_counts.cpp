@@ -38,7 +38,8 @@ double log_arrangement_pattern_bound(double m, double d, double T) {
   return log_sauer_shelah(m * T * (T - 1.0) / 2.0, d * (T - 1.0));
 }
 
-PatternCount count_routing_patterns(const PatternCountParams& p, std::uint64_t seed) {
+PatternCount count_routing_patterns(const PatternCountParams& p, std::uint64_t seed,
+                                    const std::function<void(std::size_t)>& routers_done) {
   MOELAB_EXPECT(p.m >= 1 && p.d >= 1, "pattern counts: m and d must be >= 1");
   MOELAB_EXPECT(p.T >= 2 && p.T <= 64, "pattern counts: T must be in 2..64");
   MOELAB_EXPECT(p.k >= 1 && p.k < p.T, "pattern counts: k must be in 1..T-1");
@@ -75,6 +76,7 @@ PatternCount count_routing_patterns(const PatternCountParams& p, std::uint64_t s
       masks.erase(std::unique(masks.begin(), masks.end()), masks.end());
     }
     chunk_masks[c] = std::move(masks);
+    if (routers_done) routers_done(static_cast<std::size_t>(last - first));
   });
   std::sort(keys.begin(), keys.end());
   const auto distinct = static_cast<std::uint64_t>(std::unique(keys.begin(), keys.end()) - keys.begin());

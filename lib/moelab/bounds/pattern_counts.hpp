@@ -18,7 +18,9 @@
 //    sum_{i=0}^{D} C(m C(T, 2), i). This bound is proved; Eq. 13's d_N is an assumption (Assumption 1).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 
 namespace moelab::bounds {
 
@@ -46,7 +48,11 @@ struct PatternCount {
 /// Draws the routers, counts distinct patterns exactly (128-bit fingerprints of the mask tuples, sorted;
 /// a collision has probability < routers^2 / 2^128). Routers run in parallel; the result does not
 /// depend on the thread count. Throws std::logic_error (MOELAB_EXPECT) on parameters outside their domain.
-PatternCount count_routing_patterns(const PatternCountParams& p, std::uint64_t seed);
+/// `routers_done(n)`, when given, is called (from any thread) after each block of n routers: progress.
+/// The one implementation of the experiment: the study bounds.patterns and the claims
+/// bounds.eq13.pattern_counts and scaling.lemma37.routing_overhead all call it.
+PatternCount count_routing_patterns(const PatternCountParams& p, std::uint64_t seed,
+                                    const std::function<void(std::size_t)>& routers_done = {});
 
 /// log of the arrangement bound above: log sum_{i=0}^{d (T - 1)} C(m T (T - 1) / 2, i).
 double log_arrangement_pattern_bound(double m, double d, double T);
