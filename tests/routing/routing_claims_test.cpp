@@ -4,6 +4,7 @@
 // the whole suite). A changed verdict is a changed finding and must be re-documented, not re-pinned
 // silently.
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <string>
 
@@ -82,4 +83,14 @@ TEST_CASE("routing claim checks depend on the suite seed through their key", "[r
   const auto other = c.check(CheckBudget{}, claim_key(2, c.id));
   CHECK(a.printed.estimate == b.printed.estimate);
   CHECK(a.printed.estimate != other.printed.estimate);
+}
+
+TEST_CASE("print the routing verdicts at seed 1 (quick budget)", "[.][routing][print]") {
+  std::vector<const Claim*> all;
+  for (const auto& c : routing_claims().all()) all.push_back(&c);
+  const auto r = run_suite(all, CheckBudget{}, 0.01, false);
+  for (const auto& o : r.outcomes)
+    std::printf("%s | %s | %s\n  printed %.6g +- %.3g vs %.6g; relevance %.4g; min_detectable %.4g\n  %s\n", o.claim->id.c_str(),
+                to_string(o.verdict), o.reason.c_str(), o.evidence.printed.estimate, o.evidence.printed.std_error,
+                o.evidence.printed.reference, o.relevance, o.min_detectable, o.evidence.note.c_str());
 }

@@ -1,7 +1,9 @@
 // Routing studies (lib/moelab/routing/studies.cpp) from scenario text: small runs give the declared
 // columns and exact values where there are some; bad parameters throw InputError naming the key
 // before anything runs; the declarations themselves are consistent.
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <set>
 #include <string>
 #include <vector>
@@ -150,5 +152,21 @@ TEST_CASE("routing study declarations are complete and consistent", "[routing][s
     const bool region_mass = s.name == "routing.balance" || s.name == "routing.mass_histogram";
     CHECK((s.cuda == moelab::CudaPath::experimental) == region_mass);
     CHECK(s.trial_unit.empty() == (s.name == "routing.configurations"));
+  }
+}
+
+// Writes the CSVs of the shipped routing scenarios (fewer trials) to $MOELAB_CSV_DIR, for checking
+// the gnuplot scripts by hand: run from the repository root, e.g.
+//   MOELAB_CSV_DIR=/tmp/routing_csv build/tests/test_routing "[write_csv]"
+TEST_CASE("write the routing scenarios' CSVs for the plots", "[.][routing][write_csv]") {
+  const char* dir = std::getenv("MOELAB_CSV_DIR");
+  REQUIRE(dir != nullptr);
+  for (const std::string name : {"routing_balance", "routing_mass_histogram", "routing_packing", "routing_separation", "routing_table1"}) {
+    const auto sc = moelab::load_scenario("scenarios/" + name + ".toml");
+    McBudget b = sc.budget;
+    b.trials = std::min<std::int64_t>(b.trials, 4);
+    b.backend = moelab::BackendRequest::cpu;
+    const auto t = moelab::run_scenario(moelab::study_for(sc, studies()), sc, b);
+    moelab::write_file_atomic(std::string(dir) + "/" + name + ".csv", t.to_string());
   }
 }
