@@ -1,5 +1,6 @@
-// The CUDA region-mass path (kernels/routing_masses.cu via routing::route_cuda, region_histogram_cuda)
-// against the CPU reference (routing::Router): the same points, so the same region for every point
+// The CUDA region-mass path (kernels/routing_masses.cu via make_region_mass_sampler(Backend::cuda), one
+// sampler and so one device context across all the draws of a test case, and the one-off
+// region_histogram_cuda) against the CPU reference (routing::Router): the same points, so the same region for every point
 // except where the k-th and (k+1)-th scores tie to rounding (cuBLAS sums in another order, with FMA:
 // scores differ by about 1e-15 relative, and a tie that close has probability of order 1e-13 per
 // point). Allowed: at most 1 mismatched point per case, i.e. effectively none.
@@ -8,12 +9,13 @@
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <vector>
 
 #include "gpu_main.hpp"
-#include "moelab/routing/region_masses.hpp"
+#include "moelab/routing/region_mass_sampler.hpp"
 
 #if MOELAB_HAVE_CUDA
 namespace rt = moelab::routing;
@@ -53,14 +55,15 @@ TEST_CASE("device region ranks equal the CPU reference point by point", "[gpu][r
   CAPTURE(c.m, c.k, c.d, static_cast<int>(c.path), rt::input_law_name(c.law));
   const std::uint64_t seed = 3, draw = 1, first = 3 * rt::kPointsPerStream - 1000, n = 200000;  // spans four streams
   const rt::Router router(rt::gaussian_routing_vectors(c.m, c.d, seed, draw), c.k, c.path);
+  const auto device = rt::make_region_mass_sampler(moelab::Backend::cuda);
   std::vector<std::uint64_t> cpu(n), gpu(n), other(n);
   router.route(c.law, seed, draw, first, cpu);
-  rt::route_cuda(router, c.law, seed, draw, first, gpu);
+  device->route(router, c.law, seed, draw, first, gpu);
   std::size_t bad = 0;
   for (std::size_t i = 0; i < n; ++i) bad += cpu[i] != gpu[i];
   CHECK(bad <= 1);
   // Negative control: the next draw's points must disagree for most points.
-  rt::route_cuda(router, c.law, seed, draw + 1, first, other);
+  device->route(router, c.law, seed, draw + 1, first, other);
   std::size_t differ = 0;
   for (std::size_t i = 0; i < n; ++i) differ += cpu[i] != other[i];
   CHECK(differ > n / 2);
@@ -75,20 +78,43 @@ TEST_CASE("device histograms equal the CPU histograms (dense and hashed)", "[gpu
   CAPTURE(c.m, c.k, c.d, static_cast<int>(c.path));
   const std::uint64_t seed = 9, draw = 0, n = 1500000;
   const rt::Router router(rt::gaussian_routing_vectors(c.m, c.d, seed, draw), c.k, c.path);
+  const auto device = rt::make_region_mass_sampler(moelab::Backend::cuda);
   const auto cpu = rt::region_histogram(router, c.law, n, seed, draw, true);
-  const auto gpu = rt::region_histogram_cuda(router, c.law, n, seed, draw);
+  const auto gpu = device->histogram(router, c.law, n, seed, draw);
   CHECK(gpu.total() == n);
   CHECK(gpu.dense() == cpu.dense());
   // One mismatched point moves one count: L1 distance 2.
   CHECK(histogram_l1(cpu, gpu) <= 2);
   // Negative control: another seed's histogram (same law) differs by far more than 2 (multinomial noise).
   const rt::Router router2(rt::gaussian_routing_vectors(c.m, c.d, seed + 1, draw), c.k, c.path);
-  CHECK(histogram_l1(cpu, rt::region_histogram_cuda(router2, c.law, n, seed + 1, draw)) > 1000);
+  CHECK(histogram_l1(cpu, device->histogram(router2, c.law, n, seed + 1, draw)) > 1000);
+  // The one-off form (a context for one call) gives the same counts as the sampler's reused context.
+  CHECK(histogram_l1(gpu, rt::region_histogram_cuda(router, c.law, n, seed, draw)) == 0);
+}
+
+TEST_CASE("one device context serves draws of different shapes, as the CPU does", "[gpu][routing]") {
+  // The context's buffers grow for a larger problem and are reused for a smaller one afterwards.
+  const auto device = rt::make_region_mass_sampler(moelab::Backend::cuda);
+  const auto cpu = rt::make_region_mass_sampler(moelab::Backend::cpu);
+  for (const rt::RegionMassExperiment e : {rt::RegionMassExperiment{8, 3, 16, rt::InputLaw::gaussian, rt::ScorePath::full, 50000},
+                                           rt::RegionMassExperiment{256, 8, 256, rt::InputLaw::ball, rt::ScorePath::full, 300000},
+                                           rt::RegionMassExperiment{12, 4, 40, rt::InputLaw::gaussian, rt::ScorePath::projected, 50000}}) {
+    CAPTURE(e.m, e.k, e.d);
+    const auto got = rt::region_mass_draws(*device, e, 3, 17);
+    const auto want = rt::region_mass_draws(*cpu, e, 3, 17);
+    REQUIRE(got.size() == want.size());
+    for (std::size_t t = 0; t < got.size(); ++t) {
+      // At most one point moved by a rounding tie: the first region's mass within 1 / n.
+      CHECK(std::abs(got[t].first_region_mass - want[t].first_region_mass) <= 1.0 / static_cast<double>(e.points));
+      CHECK(got[t].occupied + 1 >= want[t].occupied);
+      CHECK(got[t].occupied <= want[t].occupied + 1);
+    }
+  }
 }
 
 TEST_CASE("the device path refuses k > 32 with a clear error", "[gpu][routing]") {
   const rt::Router router(rt::gaussian_routing_vectors(64, 64, 1, 0), 33, rt::ScorePath::full);
-  CHECK_THROWS(rt::region_histogram_cuda(router, rt::InputLaw::gaussian, 100, 1, 0));
+  CHECK_THROWS(rt::make_region_mass_sampler(moelab::Backend::cuda)->histogram(router, rt::InputLaw::gaussian, 100, 1, 0));
 }
 #endif  // MOELAB_HAVE_CUDA
 

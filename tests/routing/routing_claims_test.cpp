@@ -5,6 +5,7 @@
 // silently.
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 
@@ -85,10 +86,13 @@ TEST_CASE("routing claim checks depend on the suite seed through their key", "[r
   CHECK(a.printed.estimate != other.printed.estimate);
 }
 
-TEST_CASE("print the routing verdicts at seed 1 (quick budget)", "[.][routing][print]") {
+// Prints every routing claim's verdict, reason and power statement at seed $MOELAB_SEED (default 1).
+TEST_CASE("print the routing verdicts (quick budget)", "[.][routing][print]") {
   std::vector<const Claim*> all;
   for (const auto& c : routing_claims().all()) all.push_back(&c);
-  const auto r = run_suite(all, CheckBudget{}, 0.01, false);
+  CheckBudget budget;
+  if (const char* s = std::getenv("MOELAB_SEED")) budget.seed = std::strtoull(s, nullptr, 10);
+  const auto r = run_suite(all, budget, 0.01, false);
   for (const auto& o : r.outcomes)
     std::printf("%s | %s | %s\n  printed %.6g +- %.3g vs %.6g; relevance %.4g; min_detectable %.4g\n  %s\n", o.claim->id.c_str(),
                 to_string(o.verdict), o.reason.c_str(), o.evidence.printed.estimate, o.evidence.printed.std_error,
