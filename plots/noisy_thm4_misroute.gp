@@ -1,33 +1,47 @@
-# noisy, Thm 4: risks of the dense and sparse estimators vs mis-routing probability eta.
+# noisy, Thm 4: risks of the dense and sparse Bayes estimators vs mis-routing scale η (input x_i + η x_j).
 # Usage: gnuplot -e "csv='results/noisy_thm4_misroute.csv'; png='results/noisy_thm4_misroute.png'" plots/noisy_thm4_misroute.gp
-# CSV columns: sigma_o2,eta,estimator,mc_mean,mc_std_error,printed,exact,samples
-# ('#' metadata lines first, then the header; estimator is "dense" or "sparse"; "nan" = undefined).
-# x axis: mis-routing probability η (column 2); rows are assumed to hold the other parameter fixed.
+# Reads the study noisy.risk's columns by name: eta (x axis), estimator (dense | sparse), mc_mean,
+# mc_std_error, printed, exact ("nan" = undefined). Rows are assumed to hold sigma_o2 fixed.
+# Writes png and an svg beside it.
 if (!exists("csv")) csv = 'results/noisy_thm4_misroute.csv'
 if (!exists("png")) png = 'results/noisy_thm4_misroute.png'
-if (!exists("plot_title")) plot_title = "noisy Thm 4: dense vs sparse risk under mis-routing"
+default_title = "noisy Thm 4: dense vs sparse risk under mis-routing"
 
 set encoding utf8
-if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
-  set terminal pngcairo size 1000,700 enhanced font ",11"
-} else {
-  set terminal png size 1000,700
-}
+svg = png[1:strlen(png) - 4] . ".svg"
+# Title and trial count from the CSV metadata ('# title:' is the scenario's title).
+title_text = system(sprintf("sed -n 's/^# title: //p' '%s' | head -1", csv))
+if (strlen(title_text) == 0) title_text = default_title
+trials_text = system(sprintf("sed -n 's/^# trials: //p' '%s' | head -1", csv))
+if (strlen(trials_text) > 0) title_text = sprintf("%s (%s)", title_text, trials_text)
 
-# One datablock per estimator (columns: x, mc_mean, mc_std_error, printed, exact), sorted by x.
+# Columns are selected by name (the CSV header), so a reordered CSV still plots right. One datablock
+# per estimator (columns: eta, mc_mean, mc_std_error, printed, exact), so that each curve is drawn through its own rows only.
 set datafile separator comma
 set datafile columnheaders
 set table $dense
-plot csv using 2:4:5:6:7 with table if (strcol(3) eq "dense")
+plot csv using "eta":"mc_mean":"mc_std_error":"printed":"exact" with table if (strcol("estimator") eq "dense")
 set table $sparse
-plot csv using 2:4:5:6:7 with table if (strcol(3) eq "sparse")
+plot csv using "eta":"mc_mean":"mc_std_error":"printed":"exact" with table if (strcol("estimator") eq "sparse")
 unset table
 set datafile separator whitespace
 set datafile nocolumnheaders
 
-set output png
-set title plot_title
-set xlabel "mis-routing probability η"
+# The same figure as PNG and, beside it, SVG (for papers).
+do for [out in "png svg"] {
+if (out eq "png") {
+  if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
+    set terminal pngcairo size 1000,700 enhanced font ",11"
+  } else {
+    set terminal png size 1000,700
+  }
+  set output png
+} else {
+  set terminal svg size 1000,700 enhanced font ",11" dynamic
+  set output svg
+}
+set title title_text noenhanced
+set xlabel "mis-routing scale η (input x_i + η x_j)"
 set ylabel "risk"
 set grid
 set key top left box opaque
@@ -38,3 +52,4 @@ plot $dense  using 1:2:3 with yerrorbars pt 7 ps 1.0 lc rgb "#1f77b4" title "den
      $sparse using 1:4 with lines lw 1.5 dt 2 lc rgb "#d62728" title "sparse: as printed", \
      $dense  using 1:5 with lines lw 1.5 lc rgb "#1f77b4" title "dense: exact", \
      $sparse using 1:5 with lines lw 1.5 lc rgb "#d62728" title "sparse: exact"
+}
