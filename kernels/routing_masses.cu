@@ -10,6 +10,9 @@
 //                        scores with stride B (coalesced across the warp); dense histograms are
 //                        counted right there with 64-bit atomics (the fused step);
 //   5. hashed regions  : ranks radix-sorted and run-length encoded by CUB, runs merged on the host.
+// The cuBLAS handle and every buffer live in a RoutingDeviceContext that the caller keeps across
+// draws (routing::make_region_mass_sampler(Backend::cuda) holds one per sampler): a study point's
+// draws allocate once, not once per draw.
 // Status: compiled and linked in every CUDA build; exercised only where a device exists
 // (tests/gpu/routing_gpu_main.cpp). See docs/gpu.md for what has and has not been run on hardware.
 #include "routing_masses.cuh"

@@ -87,7 +87,7 @@ TEST_CASE("routing claim checks depend on the suite seed through their key", "[r
 }
 
 // Prints every routing claim's verdict, reason and power statement at seed $MOELAB_SEED (default 1).
-TEST_CASE("print the routing verdicts (quick budget)", "[.][routing][print]") {
+TEST_CASE("print the routing verdicts (quick budget)", "[.][slow][routing][print]") {
   std::vector<const Claim*> all;
   for (const auto& c : routing_claims().all()) all.push_back(&c);
   CheckBudget budget;

@@ -158,9 +158,12 @@ TEST_CASE("routing study declarations are complete and consistent", "[routing][s
 // Writes the CSVs of the shipped routing scenarios (fewer trials) to $MOELAB_CSV_DIR, for checking
 // the gnuplot scripts by hand: run from the repository root, e.g.
 //   MOELAB_CSV_DIR=/tmp/routing_csv build/tests/test_routing "[write_csv]"
-TEST_CASE("write the routing scenarios' CSVs for the plots", "[.][routing][write_csv]") {
+TEST_CASE("write the routing scenarios' CSVs for the plots", "[.][slow][routing][write_csv]") {
   const char* dir = std::getenv("MOELAB_CSV_DIR");
-  REQUIRE(dir != nullptr);
+  if (dir == nullptr) {
+    WARN("MOELAB_CSV_DIR not set: nothing written");
+    return;
+  }
   for (const std::string name : {"routing_balance", "routing_mass_histogram", "routing_packing", "routing_separation", "routing_table1"}) {
     const auto sc = moelab::load_scenario("scenarios/" + name + ".toml");
     McBudget b = sc.budget;
