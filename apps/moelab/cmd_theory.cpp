@@ -11,23 +11,20 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "moelab/bounds/bounds_studies.hpp"
-#include "moelab/bounds/generalization.hpp"
 #include "moelab/bounds/growth.hpp"
-#include "moelab/bounds/pattern_counts.hpp"
-#include "moelab/scaling/covering_number.hpp"
-#include "moelab/scaling/scaling_studies.hpp"
-#include "moelab/sparsity/optimal_sparsity.hpp"
-#include "moelab/sparsity/sparsity_studies.hpp"
+#include "moelab/catalogue/catalogue.hpp"
+#include "moelab/core/error.hpp"
+#include "moelab/scenario/runner.hpp"
 
 namespace moelab::cli {
 
 namespace {
 
-/// One list-valued option: its name (for messages) and values.
+/// One list-valued option: its name (for messages), values, and the study parameter it sets.
 struct Axis {
   std::string name;
   std::vector<double>* values;
+  std::string key = "";  // e.g. "params.m"; empty: not passed to the study
 };
 
 /// Calls body(point) for every point of the cartesian product of the axes (first axis slowest).
@@ -44,6 +41,49 @@ void for_each_point(const std::vector<Axis>& axes, const std::function<void(cons
       if (++idx[j] < axes[j].values->size()) break;
       idx[j] = 0;
     }
+  }
+}
+
+/// The study's rows over the cartesian grid of `axes` (first slowest), computed by the study itself
+/// (one implementation for `moelab run` and these commands). `fixed` adds TOML lines to [params].
+/// A study's InputError about "params.x" is reported against the option that set it.
+CsvTable run_grid(const std::string& study_name, const std::vector<Axis>& axes, const std::string& fixed = "",
+                  std::int64_t trials = 1, std::uint64_t seed = 1) {
+  const StudyDef* study = catalogue::find_study(study_name);
+  MOELAB_EXPECT(study != nullptr, "the CLI names a registered study");
+  const auto is_integer_param = [&](const std::string& key) {
+    for (const auto& p : study->params)
+      if (p.key == key) return p.type == ParamType::integer;
+    return false;
+  };
+  const auto value = [&](const std::string& key, double x) {
+    if (is_integer_param(key)) return fmt::format("{}", static_cast<std::int64_t>(std::llround(x)));
+    std::string t = fmt::format("{}", x);
+    if (t.find_first_of(".eEn") == std::string::npos) t += ".0";  // a TOML float (n: inf, nan)
+    return t;
+  };
+  std::string params = "[params]\n" + fixed, sweep = "[sweep]\n";
+  for (const auto& a : axes) {
+    if (a.key.empty()) continue;
+    const std::string leaf = a.key.substr(a.key.find('.') + 1);
+    params += fmt::format("{} = {}\n", leaf, value(a.key, a.values->front()));
+    if (a.values->size() > 1) {
+      std::vector<std::string> vs;
+      for (double x : *a.values) vs.push_back(value(a.key, x));
+      sweep += fmt::format("\"{}\" = [{}]\n", a.key, fmt::join(vs, ", "));
+    }
+  }
+  McBudget b;
+  b.trials = trials;
+  b.seed = seed;
+  b.backend = BackendRequest::cpu;
+  try {
+    const Scenario sc = parse_scenario(fmt::format("study = \"{}\"\n{}{}", study_name, params, sweep), "command line");
+    return run_scenario(*study, sc, b);
+  } catch (const InputError& e) {
+    for (const auto& a : axes)
+      if (!a.key.empty() && (e.key() == a.key || e.key() == "sweep.\"" + a.key + "\"")) bad_option(a.name, e.reason());
+    throw;
   }
 }
 
@@ -87,25 +127,24 @@ void add_bound(CLI::App& app, int& exit_code) {
   thm->callback([&exit_code] {
     const bool scaled = !Rs.empty();
     std::vector<double>& rad = scaled ? Rs : R;
-    CsvTable t;
-    t.columns = bounds::theorem1_columns();
-    t.add_metadata("source", "compositional paper (arXiv 2410.13964), Theorem 1 / Eq. 5, 17, 18; docs/bounds.md");
-    for_each_point({{"--m", &m}, {"--T", &T}, {"--k", &k}, {"--N", &N}, {"--d-N", &dN}, {"--C", &C},
-                    {scaled ? "--rademacher-scale" : "--rademacher", &rad}, {"--delta", &delta}, {"--max-gate-weight", &wmax}},
-                   [&](const std::vector<double>& x) {
-                     bounds::Theorem1Params p{.C = x[5], .rademacher = scaled ? x[6] / std::sqrt(x[0]) : x[6], .k = x[2], .N = x[3],
-                                              .d_N = x[4], .T = x[1], .m = x[0], .delta = x[7], .max_gate_weight = x[8]};
-                     need_int(p.m, "--m", 1);
-                     need_int(p.T, "--T", 1);
-                     need_int(p.k, "--k", 1, p.T, fmt::format("T = {}", p.T));
-                     need_int(p.N, "--N", 1);
-                     need_int(p.d_N, "--d-N", 0);
-                     need(p.C > 0, "--C", p.C, "> 0");
+    const std::vector<Axis> axes{{"--m", &m, "params.m"}, {"--T", &T, "params.T"}, {"--k", &k, "params.k"},
+                                 {"--N", &N, "params.N"}, {"--d-N", &dN, "params.d_N"}, {"--C", &C, "params.C"},
+                                 {scaled ? "--rademacher-scale" : "--rademacher", &rad,
+                                  scaled ? "params.rademacher_scale" : "params.rademacher"},
+                                 {"--delta", &delta, "params.delta"}, {"--max-gate-weight", &wmax, "params.max_gate_weight"}};
+    for_each_point(axes, [&](const std::vector<double>& x) {
+                     need_int(x[0], "--m", 1);
+                     need_int(x[1], "--T", 1);
+                     need_int(x[2], "--k", 1, x[1], fmt::format("T = {}", x[1]));
+                     need_int(x[3], "--N", 1);
+                     need_int(x[4], "--d-N", 0);
+                     need(x[5] > 0, "--C", x[5], "> 0");
                      need(x[6] >= 0, scaled ? "--rademacher-scale" : "--rademacher", x[6], ">= 0");
-                     need(p.delta > 0 && p.delta < 1, "--delta", p.delta, "in (0, 1)");
-                     need(p.max_gate_weight > 0 && p.max_gate_weight <= 1, "--max-gate-weight", p.max_gate_weight, "in (0, 1]");
-                     for (auto& row : bounds::theorem1_rows(p)) t.add_row(std::move(row));
+                     need(x[7] > 0 && x[7] < 1, "--delta", x[7], "in (0, 1)");
+                     need(x[8] > 0 && x[8] <= 1, "--max-gate-weight", x[8], "in (0, 1]");
                    });
+    CsvTable t = run_grid("bounds.theorem1", axes);
+    t.add_metadata("source", "compositional paper (arXiv 2410.13964), Theorem 1 / Eq. 5, 17, 18; docs/bounds.md");
     emit_csv(t, out);
     exit_code = kExitOk;
   });
@@ -150,13 +189,15 @@ void add_bound(CLI::App& app, int& exit_code) {
   list_option(cov, "--delta", res, "resolution, in (0, kappa R M0)");
   cov->add_option("-o,--output", out, "write the CSV here (atomically) instead of stdout");
   cov->callback([&exit_code] {
-    CsvTable t;
-    t.columns = scaling::covering_columns();
-    t.add_metadata("source", "scaling paper (arXiv 2604.09175), Lemma 3.7, absolute constant taken as 1");
-    for_each_point({{"--P-attn", &P_attn}, {"--P-exp", &P_exp}, {"--L", &L}, {"--M", &M}, {"--k", &k}, {"--ell", &ell},
-                    {"--kappa", &kappa}, {"--R", &Rad}, {"--M0", &M0}, {"--delta", &res}},
-                   [&](const std::vector<double>& x) {
-                     const scaling::CoveringParams p{x[0], x[1], x[2], x[4], x[3], x[5], x[6], x[7], x[8]};
+    const std::vector<Axis> axes{{"--P-attn", &P_attn, "params.P_attn"}, {"--P-exp", &P_exp, "params.P_exp"},
+                                 {"--L", &L, "params.L"},             {"--M", &M, "params.M"},
+                                 {"--k", &k, "params.k"},             {"--ell", &ell, "params.ell"},
+                                 {"--kappa", &kappa, "params.kappa"}, {"--R", &Rad, "params.R"},
+                                 {"--M0", &M0, "params.M0"},          {"--delta", &res, "params.delta"}};
+    for_each_point(axes, [&](const std::vector<double>& x) {
+                     struct {
+                       double P_attn, P_exp, L, M, k, ell, kappa, R, M0;
+                     } p{x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8]};
                      need(p.P_attn >= 0, "--P-attn", p.P_attn, ">= 0");
                      need(p.P_exp > 0, "--P-exp", p.P_exp, "> 0");
                      need(p.L >= 1, "--L", p.L, ">= 1");
@@ -167,8 +208,9 @@ void add_bound(CLI::App& app, int& exit_code) {
                      need(p.R > 0, "--R", p.R, "> 0");
                      need(p.M0 > 0, "--M0", p.M0, "> 0");
                      need(x[9] > 0 && x[9] < p.kappa * p.R * p.M0, "--delta", x[9], fmt::format("in (0, kappa R M0 = {})", p.kappa * p.R * p.M0));
-                     t.add_row(scaling::covering_row(p, x[9]));
                    });
+    CsvTable t = run_grid("scaling.covering", axes);
+    t.add_metadata("source", "scaling paper (arXiv 2604.09175), Lemma 3.7, absolute constant taken as 1");
     emit_csv(t, out);
     exit_code = kExitOk;
   });
@@ -176,7 +218,7 @@ void add_bound(CLI::App& app, int& exit_code) {
   // ---- bound patterns ----
   static std::vector<double> pm{16}, pd{2}, pT{8}, pk{2}, pdN{0};
   static std::int64_t routers = 100000;
-  static std::uint64_t seed = 1;
+  static std::int64_t seed = 1;
   auto* pat = root->add_subcommand("patterns", "Distinct top-k routing patterns of random linear routers on m Gaussian points "
                                                 "(Monte-Carlo lower estimate of the growth function) vs Eq. 13 and the arrangement bound");
   list_option(pat, "--m", pm, "points, integer >= 1");
@@ -185,23 +227,20 @@ void add_bound(CLI::App& app, int& exit_code) {
   list_option(pat, "--k", pk, "active experts, integer in 1..T-1");
   list_option(pat, "--d-N", pdN, "Natarajan dimension for Eq. 13 (0: d T)");
   pat->add_option("--routers", routers, "routers drawn")->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}))->capture_default_str();
-  pat->add_option("--seed", seed, "random seed")->capture_default_str();
+  pat->add_option("--seed", seed, "random seed")->check(CLI::NonNegativeNumber)->capture_default_str();
   pat->add_option("-o,--output", out, "write the CSV here (atomically) instead of stdout");
   pat->callback([&exit_code] {
-    CsvTable t;
-    t.columns = bounds::pattern_columns();
-    t.add_metadata("seed", fmt::format("{}", seed));
-    for_each_point({{"--m", &pm}, {"--d", &pd}, {"--T", &pT}, {"--k", &pk}, {"--d-N", &pdN}}, [&](const std::vector<double>& x) {
+    const std::vector<Axis> axes{{"--m", &pm, "params.m"}, {"--d", &pd, "params.d"}, {"--T", &pT, "params.T"},
+                                 {"--k", &pk, "params.k"}, {"--d-N", &pdN, "params.d_N"}};
+    for_each_point(axes, [&](const std::vector<double>& x) {
       need_int(x[0], "--m", 1, 1e6, "1e6");
       need_int(x[1], "--d", 1, 1e4, "1e4");
       need_int(x[2], "--T", 2, 64);
       need_int(x[3], "--k", 1, x[2] - 1, fmt::format("T-1 = {}", x[2] - 1));
       need(x[4] >= 0, "--d-N", x[4], ">= 0");
-      const bounds::PatternCountParams p{static_cast<int>(x[0]), static_cast<int>(x[1]), static_cast<int>(x[2]), static_cast<int>(x[3]),
-                                         static_cast<std::uint64_t>(routers), x[4]};
-      t.add_row(bounds::pattern_row(p, bounds::count_routing_patterns(p, seed)));
     });
-    emit_csv(t, out);
+    // One trial of bounds.patterns is one random router.
+    emit_csv(run_grid("bounds.patterns", axes, "", routers, static_cast<std::uint64_t>(seed)), out);
     exit_code = kExitOk;
   });
 }
@@ -225,15 +264,10 @@ void add_kstar(CLI::App& app, int& exit_code) {
   cmd->add_flag("--curve", curve, "print E_approx, E_est and E_total for every k = 1..T instead of k*");
   cmd->add_option("-o,--output", out, "write the CSV here (atomically) instead of stdout");
   cmd->callback([&exit_code] {
-    using namespace sparsity;
-    const EstimationForm f = form == "theorem1" ? EstimationForm::theorem1
-                             : form == "definition5_e" ? EstimationForm::definition5_e
-                                                       : EstimationForm::definition5;
-    CsvTable t;
-    t.columns = curve ? tradeoff_columns() : kstar_columns();
-    t.add_metadata("source", "compositional paper (arXiv 2410.13964), Sec. 4.3; docs/sparsity.md");
-    for_each_point({{"--N", &N}, {"--m", &m}, {"--d-N", &dN}, {"--T", &T}, {"--a", &a}, {"--b", &b}, {"--delta", &delta}},
-                   [&](const std::vector<double>& x) {
+    const std::vector<Axis> axes{{"--N", &N, "params.N"}, {"--m", &m, "params.m"}, {"--d-N", &dN, "params.d_N"},
+                                 {"--T", &T, "params.T"}, {"--a", &a, "params.a"},   {"--b", &b, "params.b"},
+                                 {"--delta", &delta, "params.delta"}};
+    for_each_point(axes, [&](const std::vector<double>& x) {
                      need(x[0] >= 1, "--N", x[0], ">= 1");
                      need(x[1] >= 1, "--m", x[1], ">= 1");
                      need(x[2] > 0, "--d-N", x[2], "> 0");
@@ -241,14 +275,10 @@ void add_kstar(CLI::App& app, int& exit_code) {
                      need(x[4] > 0, "--a", x[4], "> 0");
                      need(x[5] > 0, "--b", x[5], "> 0");
                      need(x[6] > 0 && x[6] < 1, "--delta", x[6], "in (0, 1)");
-                     const TradeoffParams p{.N = x[0], .m = x[1], .d_N = x[2], .T = static_cast<std::int64_t>(x[3]), .a = x[4], .b = x[5],
-                                            .delta = x[6]};
-                     if (curve && p.T > 1000000) bad_option("--T", "--curve prints one row per k: at most 1e6");
-                     if (curve)
-                       for (auto& row : tradeoff_rows(p, f)) t.add_row(std::move(row));
-                     else
-                       t.add_row(kstar_row(p, f));
+                     if (curve && x[3] > 1000000) bad_option("--T", "--curve prints one row per k: at most 1e6");
                    });
+    CsvTable t = run_grid(curve ? "sparsity.tradeoff" : "sparsity.kstar", axes, fmt::format("form = \"{}\"\n", form));
+    t.add_metadata("source", "compositional paper (arXiv 2410.13964), Sec. 4.3; docs/sparsity.md");
     emit_csv(t, out);
     exit_code = kExitOk;
   });

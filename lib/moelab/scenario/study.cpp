@@ -66,9 +66,10 @@ std::string ParamDecl::domain_text() const {
     case ParamType::real: {
       const char* what = type == ParamType::integer ? "integer" : "real";
       const bool lo = std::isfinite(min), hi = std::isfinite(max);
-      if (lo && hi) return fmt::format("{} in [{}, {}]", what, bound_text(min), bound_text(max));
+      if (lo && hi)
+        return fmt::format("{} in {}{}, {}{}", what, min_open ? "(" : "[", bound_text(min), bound_text(max), max_open ? ")" : "]");
       if (lo) return fmt::format("{} {} {}", what, min_open ? ">" : ">=", bound_text(min));
-      if (hi) return fmt::format("{} <= {}", what, bound_text(max));
+      if (hi) return fmt::format("{} {} {}", what, max_open ? "<" : "<=", bound_text(max));
       return fmt::format("finite {}", what);
     }
     case ParamType::choice: return fmt::format("one of {}", fmt::join(choices, ", "));
@@ -99,15 +100,12 @@ PointParams::PointParams(const ParamView& view, const std::vector<ParamDecl>& de
     switch (d.type) {
       case ParamType::integer: {
         const std::int64_t x = view_.get_int(d.key);
-        const auto xd = static_cast<double>(x);
-        if (xd < d.min || (d.min_open && xd <= d.min) || xd > d.max)
-          view_.fail(d.key, fmt::format("must be an {}, got {}", d.domain_text(), x));
+        if (!d.admits(static_cast<double>(x))) view_.fail(d.key, fmt::format("must be an {}, got {}", d.domain_text(), x));
         break;
       }
       case ParamType::real: {
         const double x = view_.get_double(d.key);
-        if (!std::isfinite(x) || x < d.min || (d.min_open && x <= d.min) || x > d.max)
-          view_.fail(d.key, fmt::format("must be a {}, got {}", d.domain_text(), x));
+        if (!std::isfinite(x) || !d.admits(x)) view_.fail(d.key, fmt::format("must be a {}, got {}", d.domain_text(), x));
         break;
       }
       case ParamType::boolean: (void)view_.get_bool(d.key, false); break;
@@ -115,14 +113,13 @@ PointParams::PointParams(const ParamView& view, const std::vector<ParamDecl>& de
       case ParamType::text: (void)view_.get_string(d.key); break;
       case ParamType::real_list: {
         for (double x : view_.get_double_array(d.key))
-          if (!std::isfinite(x) || x < d.min || (d.min_open && x <= d.min) || x > d.max)
+          if (!std::isfinite(x) || !d.admits(x))
             view_.fail(d.key, fmt::format("every entry must be a {}, got {}", d.domain_text(), x));
         break;
       }
       case ParamType::integer_list: {
         for (std::int64_t x : view_.get_int_array(d.key)) {
-          const auto xd = static_cast<double>(x);
-          if (xd < d.min || (d.min_open && xd <= d.min) || xd > d.max)
+          if (!d.admits(static_cast<double>(x)))
             view_.fail(d.key, fmt::format("every entry must be an {}, got {}", d.domain_text(), x));
         }
         break;

@@ -53,13 +53,17 @@ struct ParamDecl {
   double min = -std::numeric_limits<double>::infinity();
   double max = std::numeric_limits<double>::infinity();
   bool min_open = false;  // min < x rather than min <= x
+  bool max_open = false;  // x < max rather than x <= max
   std::vector<std::string> choices;
 
   ParamDecl& at_least(double v) { min = v, min_open = false; return *this; }
   ParamDecl& positive() { min = 0.0, min_open = true; return *this; }
   ParamDecl& nonnegative() { min = 0.0, min_open = false; return *this; }
-  ParamDecl& at_most(double v) { max = v; return *this; }
-  ParamDecl& in(double lo, double hi) { min = lo, max = hi, min_open = false; return *this; }
+  ParamDecl& at_most(double v) { max = v, max_open = false; return *this; }
+  ParamDecl& below(double v) { max = v, max_open = true; return *this; }
+  ParamDecl& in(double lo, double hi) { min = lo, max = hi, min_open = false, max_open = false; return *this; }
+  /// True when x lies in the declared domain.
+  bool admits(double x) const { return x >= min && x <= max && !(min_open && x == min) && !(max_open && x == max); }
   ParamDecl& unit(std::string u) { unit_text = std::move(u); return *this; }
   ParamDecl& or_default(double v) { fallback = v; return *this; }
   ParamDecl& or_default(std::int64_t v) { fallback = v; return *this; }
