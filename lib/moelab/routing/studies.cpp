@@ -44,6 +44,9 @@ Shape read_shape(const PointParams& p) {
   const Shape s{p.small("params.m"), p.small("params.k"), p.small("params.d")};
   if (s.k >= s.m) p.fail("params.k", fmt::format("must be below m = {}, got {}", s.m, s.k));
   if (!binomial_fits(s.m, s.k)) p.fail("params.k", fmt::format("C({}, {}) does not fit in 64 bits", s.m, s.k));
+  // Checked in the validation pass, before any point runs (the runner resolves the backend first).
+  if (!sampler_supports(p.backend(), s.k))
+    p.fail("params.k", fmt::format("k = {}: the CUDA routing path supports k <= {}; run with --backend cpu", s.k, kMaxDeviceTopK));
   return s;
 }
 
@@ -92,12 +95,9 @@ RegionMassExperiment read_region_mass_experiment(const PointParams& p, const Sha
   return e;
 }
 
-/// The sampler of a point's backend; the CUDA sibling's limit on k is a property of the backend,
-/// which the runner resolves after preparation, so it is checked here, before any draw.
+/// The sampler of a point's backend (its limits were checked when the point was prepared).
 std::unique_ptr<RegionMassSampler> sampler_for(const RunContext& ctx, const RegionMassExperiment& e) {
-  if (!sampler_supports(ctx.backend, e.k))
-    throw InputError("", 0, "params.k",
-                     fmt::format("k = {}: the CUDA routing path supports k <= {}; run with --backend cpu", e.k, kMaxDeviceTopK));
+  MOELAB_EXPECT(sampler_supports(ctx.backend, e.k), "backend limits are checked in prepare");
   return make_region_mass_sampler(ctx.backend);
 }
 

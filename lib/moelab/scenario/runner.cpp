@@ -25,9 +25,9 @@ RngKey point_key(std::uint64_t seed, const std::string& study, const SweepPoint&
 
 namespace {
 
-std::any prepare_point(const StudyDef& study, const SweepPoint& pt, const std::string& path) {
+std::any prepare_point(const StudyDef& study, const SweepPoint& pt, const std::string& path, Backend backend) {
   const ParamView view = pt.view(path);
-  const PointParams params(view, study.params);
+  const PointParams params(view, study.params, backend);
   std::any point = study.prepare(params);
   view.check_all_used();
   return point;
@@ -37,19 +37,20 @@ std::any prepare_point(const StudyDef& study, const SweepPoint& pt, const std::s
 
 std::vector<std::any> prepare_scenario(const StudyDef& study, const Scenario& sc) {
   std::vector<std::any> prepared;
-  for (const auto& pt : sc.points()) prepared.push_back(prepare_point(study, pt, sc.path));
+  for (const auto& pt : sc.points()) prepared.push_back(prepare_point(study, pt, sc.path, Backend::cpu));
   return prepared;
 }
 
 CsvTable run_scenario(const StudyDef& study, const Scenario& sc, const McBudget& budget) {
   // Validate everything first: a bad value at the last sweep point must not cost a long run.
-  const auto points = sc.points();
-  std::vector<std::any> prepared;
-  for (const auto& pt : points) prepared.push_back(prepare_point(study, pt, sc.path));
+  // The backend is resolved first so that points can check limits that depend on it.
   std::string why;
   const auto backend = resolve_backend(budget.backend, study.cuda, &why);
   if (!backend)
     throw InputError(sc.path, 0, "monte_carlo.backend", fmt::format("cannot run study '{}' on cuda: {}", sc.study, why));
+  const auto points = sc.points();
+  std::vector<std::any> prepared;
+  for (const auto& pt : points) prepared.push_back(prepare_point(study, pt, sc.path, *backend));
   const std::int64_t trials = study.trial_unit.empty() ? 0 : budget.trials;
   std::size_t work = 0;
   for (const auto& p : prepared) work += study.work(p, trials);

@@ -85,7 +85,8 @@ std::string ParamDecl::default_text() const {
 
 // ---- PointParams ----
 
-PointParams::PointParams(const ParamView& view, const std::vector<ParamDecl>& decls) : view_(view), decls_(decls) {
+PointParams::PointParams(const ParamView& view, const std::vector<ParamDecl>& decls, Backend backend)
+    : view_(view), decls_(decls), backend_(backend) {
   // Validate every declared key now, so that a bad value is reported before anything runs, even
   // when the study reads the key only in some branches.
   for (const auto& d : decls_) {

@@ -93,7 +93,9 @@ ParamDecl table(std::string key, std::string doc);
 /// Reading a key that was not declared is an internal error (the declaration is the contract).
 class PointParams {
  public:
-  PointParams(const ParamView& view, const std::vector<ParamDecl>& decls);
+  /// `backend`: where the point will run (already resolved), for checks that depend on it.
+  PointParams(const ParamView& view, const std::vector<ParamDecl>& decls, Backend backend = Backend::cpu);
+  Backend backend() const { return backend_; }
 
   bool has(const std::string& key) const;
   std::int64_t integer(const std::string& key) const;
@@ -114,6 +116,7 @@ class PointParams {
   const ParamDecl& decl(const std::string& key, ParamType want) const;
   const ParamView& view_;
   const std::vector<ParamDecl>& decls_;
+  Backend backend_;
 };
 
 // ---------------------------------------------------------------------------------------------
