@@ -413,6 +413,18 @@ TEST_CASE("the structured dense excess coefficient equals the brute-force sandwi
   CHECK_THAT(nz::dense_excess_leading_coefficient(m), WithinRel(dense_coefficient_brute_force(m), 1e-10));
 }
 
+TEST_CASE("the stratified dense excess coefficient drops one of the two Isserlis g g' terms", "[noisy][excess][property]") {
+  // Stratified (balanced) samples: Cov_i(xbar r) = q_i C_i + g_i g_i', halfway between S (2 g g') and
+  // the form without it (0 g g').
+  for (std::uint64_t c = 0; c < 8; ++c) {
+    const Model m = moelab::test::random_model(c, 1 + static_cast<int>(c % 4), 5);
+    INFO("case " << c);
+    const double half = 0.5 * (dense_coefficient_brute_force(m, true) + dense_coefficient_brute_force(m, false));
+    CHECK_THAT(nz::dense_excess_leading_coefficient_stratified(m), WithinRel(half, 1e-10));
+    CHECK(nz::dense_excess_leading_coefficient_stratified(m) <= nz::dense_excess_leading_coefficient(m));
+  }
+}
+
 TEST_CASE("with a single expert the dense and sparse excess coefficients coincide", "[noisy][excess]") {
   const auto trial = static_cast<std::uint64_t>(GENERATE(range(0, 10)));
   Model m = moelab::test::random_model(trial, 1, 6);

@@ -304,7 +304,10 @@ double sparse_excess_exact(const Model& m, const std::vector<int>& n_per_expert)
   return excess;
 }
 
-double dense_excess_leading_coefficient(const Model& m) {
+namespace {
+// tr(H^-1 V) with V = sum_i p_i (q_i C_i + gg_weight g_i g_i'): gg_weight = 2 for i.i.d. mixture samples
+// (V = S), 1 for stratified samples (V = sum_i p_i Cov_i(xbar r) = S - sum_i p_i g_i g_i').
+double dense_excess_coefficient(const Model& m, double gg_weight) {
   m.check_consistent();
   const double s = m.sigma2;
   const Eigen::VectorXd b = bayes_dense_estimator(m);
@@ -343,10 +346,15 @@ double dense_excess_leading_coefficient(const Model& m) {
     const auto u = static_cast<std::size_t>(i);
     const double trace_c = s * (trace_total - trace_hinv[u]) + trace_hinv_c[u];
     const double g_form = s * s * (w_total - b_hinv_b[u]) + g_hinv_g[u];
-    coefficient += prob(m, i) * (q[u] * trace_c + 2.0 * g_form);
+    coefficient += prob(m, i) * (q[u] * trace_c + gg_weight * g_form);
   }
   return coefficient;
 }
+}  // namespace
+
+double dense_excess_leading_coefficient(const Model& m) { return dense_excess_coefficient(m, 2.0); }
+
+double dense_excess_leading_coefficient_stratified(const Model& m) { return dense_excess_coefficient(m, 1.0); }
 
 double sparse_excess_leading_coefficient(const Model& m) {
   m.check_consistent();
