@@ -205,7 +205,17 @@ TEST_CASE("bound and kstar answer one query with its terms, or a grid", "[cli][t
   // A grid is the cartesian product: 2 x 3 rows after the header.
   r = run("kstar --N 1,2 --m 10,100,1000 --form theorem1");
   REQUIRE(r.code == 0);
-  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1 + 1 + 6);  // metadata, header, rows
+  {
+    std::vector<std::string> lines;
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind('#', 0) != 0) lines.push_back(line);
+    REQUIRE(lines.size() == 1 + 6);  // header, rows (metadata lines start with '#')
+    // First option slowest: N = 1 with m = 10, 100, 1000, then N = 2.
+    CHECK(lines[1].rfind("theorem1,1,10,", 0) == 0);
+    CHECK(lines[3].rfind("theorem1,1,1000,", 0) == 0);
+    CHECK(lines[4].rfind("theorem1,2,10,", 0) == 0);
+  }
   // Growth functions: C(4, 0) + C(4, 1) = 5 labelings for VC dimension 1 on 4 points.
   r = run("bound growth --m 4 --d 1 --labels 2");
   REQUIRE(r.code == 0);
