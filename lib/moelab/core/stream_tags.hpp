@@ -20,6 +20,10 @@ enum class StreamTag : std::uint32_t {
   routing_vectors = 11,   // routing vectors r_1..r_m (granularity paper) and random routers
   routing_points = 12,    // inputs x whose routing region is looked up
   routing_experts = 13,   // random constant experts u_j (granularity Lemma 3.3 / A.8)
+  moe_init = 14,          // initial parameters of MoE models (teachers and students, PyTorch-style uniform)
+  moe_train_data = 15,    // training inputs of the MoE trainer (online: one trial per step; fixed set: trial 0)
+  moe_test_data = 16,     // test inputs of the MoE trainer
+  moe_shuffle = 17,       // per-epoch permutations of a fixed MoE training set
   property_test = 100,    // tests only
 };
 

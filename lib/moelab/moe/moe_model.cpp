@@ -1,0 +1,315 @@
+#include "moelab/moe/moe_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "moelab/core/distributions.hpp"
+#include "moelab/core/error.hpp"
+#include "moelab/core/parallel.hpp"
+
+namespace moelab::moe {
+
+const char* to_string(Weighting w) {
+  switch (w) {
+    case Weighting::softmax: return "softmax";
+    case Weighting::equal: return "equal";
+    case Weighting::oracle: return "oracle";
+  }
+  return "?";
+}
+
+const char* to_string(ExpertKind e) { return e == ExpertKind::mlp ? "mlp" : "linear"; }
+
+std::string MoeShape::name() const { return fmt::format("{}e{}a", m, k); }
+
+std::string MoeShape::describe() const {
+  return fmt::format("{} w={} d={} d_out={} {}{}{} {}", name(), w, d, d_out, to_string(expert), expert_bias ? "+bias" : "",
+                     router_bias ? " router_bias" : "", to_string(weighting));
+}
+
+void MoeShape::validate() const {
+  MOELAB_EXPECT(m >= 1 && k >= 1 && k <= m, "MoeShape: need 1 <= k <= m");
+  MOELAB_EXPECT(d >= 1 && d_out >= 1 && w >= 1, "MoeShape: sizes must be positive");
+  MOELAB_EXPECT(weighting != Weighting::oracle || k == 1, "MoeShape: oracle routing activates one expert (k = 1)");
+}
+
+ParamLayout::ParamLayout(const MoeShape& s) {
+  s.validate();
+  std::int64_t off = 0;
+  if (s.has_router()) {
+    router_w = off;
+    off += static_cast<std::int64_t>(s.m) * s.d;
+    router_b = off;
+    if (s.router_bias) off += s.m;
+  }
+  router_size = off;
+  experts = off;
+  const std::int64_t rows1 = s.expert == ExpertKind::mlp ? s.w : s.d_out;
+  std::int64_t e = 0;
+  w1 = e;
+  e += rows1 * s.d;
+  b1 = e;
+  if (s.expert_bias) e += rows1;
+  w2 = e;
+  if (s.expert == ExpertKind::mlp) {
+    e += static_cast<std::int64_t>(s.d_out) * s.w;
+    b2 = e;
+    if (s.expert_bias) e += s.d_out;
+  } else {
+    b2 = e;
+  }
+  expert_size = e;
+  total = experts + expert_size * s.m;
+}
+
+std::int64_t parameter_count(const MoeShape& s) { return ParamLayout(s).total; }
+
+std::int64_t active_parameter_count(const MoeShape& s) {
+  const ParamLayout l(s);
+  return l.router_size + l.expert_size * s.k;
+}
+
+MoeShape dense_baseline(const MoeShape& s) {
+  MoeShape dense = s;
+  dense.m = dense.k = 1;
+  dense.router_bias = false;
+  dense.weighting = Weighting::equal;
+  if (s.expert == ExpertKind::mlp) {
+    // parameters of width W: W (d + d_out + [bias]) + [bias] d_out
+    const std::int64_t target = parameter_count(s);
+    const std::int64_t per = s.d + s.d_out + (s.expert_bias ? 1 : 0);
+    const std::int64_t fixed = s.expert_bias ? s.d_out : 0;
+    dense.w = static_cast<int>(std::max<std::int64_t>(1, (target - fixed) / per));
+  }
+  return dense;
+}
+
+template <class S>
+MoeModel<S>::MoeModel(const MoeShape& shape) : shape_(shape), layout_(shape), theta_(Vec::Zero(layout_.total)) {}
+
+template <class S>
+void init_pytorch(MoeModel<S>& model, std::uint64_t seed) {
+  const MoeShape& s = model.shape();
+  const ParamLayout& l = model.layout();
+  const RandomStream rs(seed, StreamTag::moe_init, 0);
+  auto& theta = model.params();
+  auto fill = [&](std::int64_t begin, std::int64_t end, int fan_in) {
+    const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
+    for (std::int64_t j = begin; j < end; ++j)
+      theta[j] = static_cast<S>((2.0 * rs.uniform(static_cast<std::uint64_t>(j)) - 1.0) * bound);
+  };
+  fill(0, l.router_size, s.d);  // router weights and bias: nn.Linear(d, m)
+  for (int j = 0; j < s.m; ++j) {
+    const std::int64_t e = l.expert(j);
+    fill(e + l.w1, e + l.w2, s.d);  // first layer (weights + bias): fan-in d
+    fill(e + l.w2, e + l.expert_size, s.w);  // second layer: fan-in w (empty for linear experts)
+  }
+}
+
+namespace {
+
+/// parallel_for when the loop carries enough work to pay for a parallel region (measured: on a
+/// loaded 2-core machine an OpenMP region costs up to milliseconds; the gradient test's tiny models
+/// took 58 s in parallel and 0.01 s serial), else a plain loop. Either way each index writes only
+/// its own outputs, so the results do not depend on the choice.
+constexpr double kParallelFlops = 4e6;
+void for_each_index(std::size_t n, double flops, const std::function<void(std::size_t)>& body) {
+  if (flops >= kParallelFlops && n > 1 && num_threads() > 1) {
+    parallel_for(n, body);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) body(i);
+  }
+}
+
+/// Routing of every input: top-k slots, weights, groups by expert.
+template <class S>
+void route(const MoeModel<S>& model, const typename MoeModel<S>::Mat& X, const std::vector<int>* oracle, ForwardCache<S>& c) {
+  const MoeShape& s = model.shape();
+  const int n = static_cast<int>(X.cols()), k = s.k, m = s.m;
+  c.n = n;
+  c.slot_expert.assign(static_cast<std::size_t>(n) * k, 0);
+  c.slot_weight.assign(static_cast<std::size_t>(n) * k, S(0));
+  c.slot_position.assign(static_cast<std::size_t>(n) * k, 0);
+  if (s.weighting == Weighting::oracle) {
+    MOELAB_EXPECT(oracle != nullptr && static_cast<int>(oracle->size()) == n, "forward: oracle routing needs one expert per input");
+    for (int i = 0; i < n; ++i) {
+      const int e = (*oracle)[static_cast<std::size_t>(i)];
+      MOELAB_EXPECT(e >= 0 && e < m, "forward: oracle expert out of range");
+      c.slot_expert[static_cast<std::size_t>(i)] = e;
+      c.slot_weight[static_cast<std::size_t>(i)] = S(1);
+    }
+  } else if (!s.has_router()) {  // m = 1
+    for (int i = 0; i < n; ++i) c.slot_expert[static_cast<std::size_t>(i)] = 0, c.slot_weight[static_cast<std::size_t>(i)] = S(1);
+  } else {
+    // Router logits: one GEMM (single-threaded: the same summation order for any thread count).
+    c.logits.noalias() = model.router_w(model.params()) * X;
+    if (s.router_bias) c.logits.colwise() += model.router_b(model.params());
+    for_each_index(static_cast<std::size_t>((n + 255) / 256), 4.0 * n * m, [&](std::size_t chunk) {
+      std::vector<int> idx(static_cast<std::size_t>(m));
+      const int i0 = static_cast<int>(chunk) * 256, i1 = std::min(n, i0 + 256);
+      for (int i = i0; i < i1; ++i) {
+        const S* z = c.logits.data() + static_cast<std::int64_t>(i) * m;
+        std::iota(idx.begin(), idx.end(), 0);
+        std::partial_sort(idx.begin(), idx.begin() + k, idx.end(), [z](int a, int b) { return z[a] > z[b] || (z[a] == z[b] && a < b); });
+        const std::size_t base = static_cast<std::size_t>(i) * k;
+        for (int r = 0; r < k; ++r) c.slot_expert[base + r] = idx[static_cast<std::size_t>(r)];
+        if (s.weighting == Weighting::equal) {
+          for (int r = 0; r < k; ++r) c.slot_weight[base + r] = S(1) / S(k);
+        } else {  // softmax over the selected logits; z[idx[0]] is their maximum
+          const S top = z[idx[0]];
+          S sum = 0;
+          for (int r = 0; r < k; ++r) sum += (c.slot_weight[base + r] = std::exp(z[idx[static_cast<std::size_t>(r)]] - top));
+          for (int r = 0; r < k; ++r) c.slot_weight[base + r] /= sum;
+        }
+      }
+    });
+  }
+  // Groups in input order (serial: defines the columns of every expert's GEMM).
+  c.members.assign(static_cast<std::size_t>(m), {});
+  for (std::size_t slot = 0; slot < c.slot_expert.size(); ++slot) {
+    auto& g = c.members[static_cast<std::size_t>(c.slot_expert[slot])];
+    c.slot_position[slot] = static_cast<int>(g.size());
+    g.push_back(static_cast<int>(slot));
+  }
+}
+
+}  // namespace
+
+template <class S>
+void forward(const MoeModel<S>& model, const typename MoeModel<S>::Mat& X, const std::vector<int>* oracle, ForwardCache<S>& c,
+             typename MoeModel<S>::Mat& Y) {
+  using Mat = typename MoeModel<S>::Mat;
+  const MoeShape& s = model.shape();
+  MOELAB_EXPECT(X.rows() == s.d, "forward: X must have d rows");
+  route(model, X, oracle, c);
+  if (s.has_router() && s.weighting == Weighting::softmax) c.input = X;  // for the router's gradient
+  const int n = c.n, k = s.k;
+  c.x.resize(static_cast<std::size_t>(s.m));
+  c.pre.resize(static_cast<std::size_t>(s.m));
+  c.out.resize(static_cast<std::size_t>(s.m));
+  const auto& theta = model.params();
+  const double expert_flops = 2.0 * n * k * static_cast<double>(model.layout().expert_size);
+  for_each_index(static_cast<std::size_t>(s.m), expert_flops, [&](std::size_t je) {
+    const int j = static_cast<int>(je);
+    const auto& mem = c.members[je];
+    const auto nj = static_cast<Eigen::Index>(mem.size());
+    Mat& xj = c.x[je];
+    xj.resize(s.d, nj);
+    for (Eigen::Index p = 0; p < nj; ++p) xj.col(p) = X.col(mem[static_cast<std::size_t>(p)] / k);
+    Mat& out = c.out[je];
+    if (s.expert == ExpertKind::mlp) {
+      Mat& pre = c.pre[je];
+      pre.noalias() = model.w1(theta, j) * xj;
+      if (s.expert_bias) pre.colwise() += model.b1(theta, j);
+      out.noalias() = model.w2(theta, j) * pre.cwiseMax(S(0));
+      if (s.expert_bias) out.colwise() += model.b2(theta, j);
+    } else {
+      out.noalias() = model.w1(theta, j) * xj;
+      if (s.expert_bias) out.colwise() += model.b1(theta, j);
+    }
+  });
+  // Combine: each input sums its k slots in rank order.
+  Y.resize(s.d_out, n);
+  for_each_index(static_cast<std::size_t>((n + 255) / 256), 2.0 * n * k * s.d_out, [&](std::size_t chunk) {
+    const int i0 = static_cast<int>(chunk) * 256, i1 = std::min(n, i0 + 256);
+    for (int i = i0; i < i1; ++i) {
+      const std::size_t base = static_cast<std::size_t>(i) * k;
+      Y.col(i) = c.slot_weight[base] * c.out[static_cast<std::size_t>(c.slot_expert[base])].col(c.slot_position[base]);
+      for (int r = 1; r < k; ++r)
+        Y.col(i) += c.slot_weight[base + r] *
+                    c.out[static_cast<std::size_t>(c.slot_expert[base + r])].col(c.slot_position[base + r]);
+    }
+  });
+}
+
+template <class S>
+typename MoeModel<S>::Mat evaluate(const MoeModel<S>& model, const typename MoeModel<S>::Mat& X, const std::vector<int>* oracle) {
+  ForwardCache<S> cache;
+  typename MoeModel<S>::Mat Y;
+  forward(model, X, oracle, cache, Y);
+  return Y;
+}
+
+template <class S>
+void backward(const MoeModel<S>& model, const ForwardCache<S>& c, const typename MoeModel<S>::Mat& dY, typename MoeModel<S>::Vec& grad) {
+  using Mat = typename MoeModel<S>::Mat;
+  const MoeShape& s = model.shape();
+  const int n = c.n, k = s.k;
+  MOELAB_EXPECT(dY.rows() == s.d_out && dY.cols() == n, "backward: dY must be d_out x n");
+  grad.setZero(model.layout().total);
+  const auto& theta = model.params();
+  // dL/dg of every slot: <dY_i, E_j(x_i)>; written by the expert owning the slot.
+  std::vector<S> dg(static_cast<std::size_t>(n) * k, S(0));
+  const bool need_dg = s.has_router() && s.weighting == Weighting::softmax;
+  const double expert_flops = 4.0 * n * k * static_cast<double>(model.layout().expert_size);
+  for_each_index(static_cast<std::size_t>(s.m), expert_flops, [&](std::size_t je) {
+    const int j = static_cast<int>(je);
+    const auto& mem = c.members[je];
+    const auto nj = static_cast<Eigen::Index>(mem.size());
+    if (nj == 0) return;
+    Mat dout(s.d_out, nj);
+    for (Eigen::Index p = 0; p < nj; ++p) {
+      const auto slot = static_cast<std::size_t>(mem[static_cast<std::size_t>(p)]);
+      dout.col(p) = c.slot_weight[slot] * dY.col(static_cast<Eigen::Index>(slot / static_cast<std::size_t>(k)));
+      if (need_dg) dg[slot] = dY.col(static_cast<Eigen::Index>(slot / static_cast<std::size_t>(k))).dot(c.out[je].col(p));
+    }
+    if (s.expert == ExpertKind::mlp) {
+      const Mat& pre = c.pre[je];
+      model.w2(grad, j).noalias() = dout * pre.cwiseMax(S(0)).transpose();
+      if (s.expert_bias) model.b2(grad, j) = dout.rowwise().sum();
+      Mat dpre = model.w2(theta, j).transpose() * dout;
+      dpre = (pre.array() > S(0)).select(dpre, S(0));
+      model.w1(grad, j).noalias() = dpre * c.x[je].transpose();
+      if (s.expert_bias) model.b1(grad, j) = dpre.rowwise().sum();
+    } else {
+      model.w1(grad, j).noalias() = dout * c.x[je].transpose();
+      if (s.expert_bias) model.b1(grad, j) = dout.rowwise().sum();
+    }
+  });
+  if (!need_dg) return;  // equal and oracle weights do not depend on the router's parameters
+  // Softmax over the selected logits: dz_r = g_r (dg_r - sum_t g_t dg_t); the other logits get 0.
+  Mat dlogits = Mat::Zero(s.m, n);
+  for (int i = 0; i < n; ++i) {
+    const std::size_t base = static_cast<std::size_t>(i) * k;
+    S mean = 0;
+    for (int r = 0; r < k; ++r) mean += c.slot_weight[base + r] * dg[base + r];
+    for (int r = 0; r < k; ++r) dlogits(c.slot_expert[base + r], i) = c.slot_weight[base + r] * (dg[base + r] - mean);
+  }
+  model.router_w(grad).noalias() = dlogits * c.input.transpose();
+  if (s.router_bias) model.router_b(grad) = dlogits.rowwise().sum();
+}
+
+template <class S>
+double mse_loss(const typename MoeModel<S>::Mat& Y, const typename MoeModel<S>::Mat& T, typename MoeModel<S>::Mat* dY) {
+  MOELAB_EXPECT(Y.rows() == T.rows() && Y.cols() == T.cols(), "mse_loss: shapes differ");
+  const double count = static_cast<double>(Y.rows()) * static_cast<double>(Y.cols());
+  double sum = 0.0;
+  for (Eigen::Index i = 0; i < Y.cols(); ++i) {
+    double col = 0.0;
+    for (Eigen::Index r = 0; r < Y.rows(); ++r) {
+      const double e = static_cast<double>(Y(r, i)) - static_cast<double>(T(r, i));
+      col += e * e;
+    }
+    sum += col;
+  }
+  if (dY) *dY = (Y - T) * static_cast<S>(2.0 / count);
+  return sum / count;
+}
+
+#define MOELAB_MOE_INSTANTIATE(S)                                                                                              \
+  template class MoeModel<S>;                                                                                                  \
+  template void init_pytorch<S>(MoeModel<S>&, std::uint64_t);                                                                 \
+  template void forward<S>(const MoeModel<S>&, const MoeModel<S>::Mat&, const std::vector<int>*, ForwardCache<S>&,           \
+                           MoeModel<S>::Mat&);                                                                                 \
+  template MoeModel<S>::Mat evaluate<S>(const MoeModel<S>&, const MoeModel<S>::Mat&, const std::vector<int>*);               \
+  template void backward<S>(const MoeModel<S>&, const ForwardCache<S>&, const MoeModel<S>::Mat&, MoeModel<S>::Vec&);         \
+  template double mse_loss<S>(const MoeModel<S>::Mat&, const MoeModel<S>::Mat&, MoeModel<S>::Mat*);
+MOELAB_MOE_INSTANTIATE(float)
+MOELAB_MOE_INSTANTIATE(double)
+#undef MOELAB_MOE_INSTANTIATE
+
+}  // namespace moelab::moe
