@@ -1,0 +1,94 @@
+// Teacher-student training (granularity paper, Sec. 4 and App. D): a random teacher MoE
+// (PyTorch-style init), inputs x ~ N(0, I_d), targets teacher(x); a student MoE trained on the MSE
+// by AdamW with cosine decay, on fresh samples every step (online) or on a fixed training set
+// reshuffled every epoch; the normalized test MSE = sum ||student(x) - teacher(x)||^2 /
+// sum ||teacher(x)||^2 over a fixed test set (the paper's "test MSE / E||teacher(x)||^2").
+//
+// Every draw is Philox-addressed: teacher and student parameters by their seeds (StreamTag::moe_init),
+// online batch t by (data seed, moe_train_data, trial t), the fixed training set by (data seed,
+// moe_train_data, trial 0) and its epoch-e order by (data seed, moe_shuffle, trial e), the test set by
+// (data seed, moe_test_data, 0). A run's bytes therefore depend only on its configuration: the loss
+// trajectory is identical for any thread count, and a run saved at step t and resumed reproduces
+// the uninterrupted one exactly.
+//
+// Checkpoint (binary, native little-endian, written atomically):
+//   "MOELABCK" | u32 version (1) | u32 sizeof(scalar) | u64 fingerprint of the configuration |
+//   i64 step | i64 P | P scalars: student parameters | P: AdamW m | P: AdamW v | i64 L | L doubles:
+//   the training loss of every step taken.
+// The teacher and the data are not stored: they are functions of the configuration's seeds.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "moelab/core/stream_tags.hpp"
+#include "moelab/moe/adamw.hpp"
+#include "moelab/moe/moe_model.hpp"
+
+namespace moelab::moe {
+
+struct TrainConfig {
+  MoeShape teacher;
+  MoeShape student;
+  std::uint64_t teacher_seed = 1;
+  std::uint64_t student_seed = 2;
+  std::uint64_t data_seed = 3;
+  std::int64_t steps = 1000;      // optimizer steps (the cosine runs over all of them)
+  std::int64_t batch = 256;       // samples per step
+  std::int64_t train_size = 0;    // 0: online (fresh samples every step); else a fixed training set
+  std::int64_t test_size = 4096;  // test samples for the normalized test MSE
+  AdamWConfig opt;                // opt.total_steps is set to `steps`
+  /// Canonical text of every field (the checkpoint's fingerprint is its hash).
+  std::string canonical(int scalar_bytes) const;
+};
+
+template <class S>
+class TeacherStudent {
+ public:
+  using Mat = typename MoeModel<S>::Mat;
+  using Vec = typename MoeModel<S>::Vec;
+
+  /// Teacher and student initialised, the test set (and training set) drawn; step 0.
+  explicit TeacherStudent(TrainConfig cfg);
+
+  /// Trains until `step()` reaches `last` (at most cfg.steps).
+  void train_until(std::int64_t last);
+  std::int64_t step() const { return opt_.step; }
+  /// Training loss (batch MSE before the update) of every step taken, in order.
+  const std::vector<double>& losses() const { return losses_; }
+  /// Normalized test MSE of the current student.
+  double test_nmse() const;
+  /// Test MSE per entry and E||teacher(x)||^2 / d_out of the test set.
+  double test_mse() const;
+  double teacher_energy() const { return teacher_energy_; }
+
+  const MoeModel<S>& teacher() const { return teacher_; }
+  const MoeModel<S>& student() const { return student_; }
+  const TrainConfig& config() const { return cfg_; }
+
+  /// Writes the checkpoint (format in the header comment) atomically.
+  void save(const std::string& path) const;
+  /// Restores a checkpoint written by a run of the same configuration (InputError naming the file
+  /// otherwise: wrong magic, version, scalar, configuration or size).
+  void load(const std::string& path);
+
+ private:
+  void batch_for_step(std::int64_t t, Mat& X, Mat& T) const;
+  TrainConfig cfg_;
+  MoeModel<S> teacher_, student_;
+  AdamWState<S> opt_;
+  std::vector<double> losses_;
+  Mat test_x_, test_t_;
+  double teacher_energy_ = 0.0;
+  Mat train_x_, train_t_;  // fixed training set (empty online)
+  mutable std::int64_t order_epoch_ = -1;  // the epoch whose order is cached
+  mutable std::vector<std::int64_t> order_;
+};
+
+/// Gaussian inputs N(0, I_d) as columns: column i, coordinate c is normal(i d + c) of the stream.
+template <class S>
+typename MoeModel<S>::Mat gaussian_inputs(int d, std::int64_t n, std::uint64_t seed, StreamTag tag, std::uint64_t trial);
+
+}  // namespace moelab::moe
