@@ -1,9 +1,141 @@
+// The moe topic's studies (scenario/study.hpp): moe.teacher_student, the granularity paper's
+// teacher-student experiments (Sec. 4, Figs. 2-5, App. D) on trained MoEs.
+#include <algorithm>
+#include <cmath>
+#include <map>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "moelab/core/stats.hpp"
+#include "moelab/moe/granularity_experiment.hpp"
 #include "moelab/scenario/study.hpp"
 
 namespace moelab::moe {
 
-void add_studies(std::vector<StudyDef>&) {}
+namespace {
+
+StudyDef teacher_student_study() {
+  StudyDef d;
+  d.name = "moe.teacher_student";
+  d.summary = "train a student (m', k')-MoE on a random teacher (m, k)-MoE (N(0, I_d) inputs, MSE, AdamW + cosine); normalized test MSE";
+  d.figure = "granularity paper, Sec. 4, Figs. 2-5 and App. D";
+  d.trial_unit = "training runs (seeds)";
+  d.params = {
+      integer("params.d", "input and output dimension (the paper: 256)").in(1, 1 << 14).or_default(32),
+      integer("params.teacher_k", "active experts of the teacher").in(1, 4096),
+      integer("params.teacher_m", "experts of the teacher (default 2 teacher_k)").in(1, 1 << 16).optional(),
+      integer("params.teacher_active_neurons", "k w of the teacher (the paper: 256 = d); expert width w = round(k w / k)").in(1, 1 << 20),
+      integer("params.student_k", "active experts of the student").in(1, 4096),
+      integer("params.student_m", "experts of the student (default 2 student_k)").in(1, 1 << 16).optional(),
+      integer("params.student_active_neurons", "k' w' of the student (the paper: 320 = 1.25 k w); w' = round(k' w' / k')").in(1, 1 << 20),
+      boolean("params.student_router_bias", "a trainable bias on the student's routing logits (the paper's Fig. 3)").or_default(false),
+      real_list("params.learning_rates", "AdamW learning rates tried per run; the best final test error is kept (the paper: 1e-2, 1e-3)"),
+      integer("params.samples", "training samples per run (the paper: about 26M)").in(1, std::int64_t{1} << 40).unit("samples"),
+      integer("params.batch", "samples per optimizer step (the paper: 2048)").in(1, 1 << 20).or_default(256),
+      integer("params.train_size", "0: fresh samples every step (online); else a fixed training set reshuffled every epoch")
+          .in(0, std::int64_t{1} << 30)
+          .or_default(0),
+      integer("params.test_samples", "test inputs for the normalized test MSE").in(1, 1 << 24).or_default(8192),
+      real("params.weight_decay", "AdamW decoupled weight decay").nonnegative().or_default(0.0),
+      choice("params.precision", {"float32", "float64"}, "scalar type of training").or_default("float32"),
+  };
+  d.columns = {{"teacher", "teacher architecture (me ka)"},
+               {"student", "student architecture"},
+               {"d", "dimension"},
+               {"teacher_m", "teacher experts"},
+               {"teacher_k", "teacher active experts (granularity)"},
+               {"teacher_w", "teacher expert width"},
+               {"student_m", "student experts"},
+               {"student_k", "student active experts (granularity)"},
+               {"student_w", "student expert width"},
+               {"granularity_ratio", "student_k / teacher_k"},
+               {"student_parameters", "student parameters (router included)"},
+               {"student_active_parameters", "student parameters used per input"},
+               {"samples", "training samples per run"},
+               {"steps", "optimizer steps per run"},
+               {"nmse_mean", "normalized test MSE (test MSE / E||teacher(x)||^2), best learning rate, mean over seeds"},
+               {"nmse_std_error", "its standard error over seeds"},
+               {"nmse_min", "smallest over seeds"},
+               {"nmse_max", "largest over seeds"},
+               {"init_nmse_mean", "the student before training, mean over seeds"},
+               {"best_lr_mode", "learning rate that was best most often"},
+               {"trials", "training runs (seeds)"}};
+  struct Point {
+    GranularitySpec spec;
+  };
+  return define_trial_study<Point, GranularityRun>(
+      std::move(d),
+      [](const PointParams& p) {
+        const int dim = p.small("params.d");
+        const int tk = p.small("params.teacher_k"), sk = p.small("params.student_k");
+        const int tm = p.has("params.teacher_m") ? p.small("params.teacher_m") : 2 * tk;
+        const int sm = p.has("params.student_m") ? p.small("params.student_m") : 2 * sk;
+        const int tn = p.small("params.teacher_active_neurons"), sn = p.small("params.student_active_neurons");
+        if (tk > tm) p.fail("params.teacher_k", fmt::format("teacher_k = {} exceeds teacher_m = {}", tk, tm));
+        if (sk > sm) p.fail("params.student_k", fmt::format("student_k = {} exceeds student_m = {}", sk, sm));
+        if (tn < tk) p.fail("params.teacher_active_neurons", fmt::format("{} neurons for {} active experts", tn, tk));
+        if (sn < sk) p.fail("params.student_active_neurons", fmt::format("{} neurons for {} active experts", sn, sk));
+        Point pt;
+        pt.spec.teacher = granularity_shape(tm, tk, tn, dim, false);
+        pt.spec.student = granularity_shape(sm, sk, sn, dim, p.boolean("params.student_router_bias"));
+        pt.spec.learning_rates = p.real_list("params.learning_rates");
+        if (pt.spec.learning_rates.empty()) p.fail("params.learning_rates", "give at least one learning rate");
+        for (double lr : pt.spec.learning_rates)
+          if (!(lr > 0.0 && lr < 10.0)) p.fail("params.learning_rates", fmt::format("learning rate {} outside (0, 10)", lr));
+        pt.spec.samples = p.integer("params.samples");
+        pt.spec.batch = p.integer("params.batch");
+        pt.spec.train_size = p.integer("params.train_size");
+        pt.spec.test_size = p.integer("params.test_samples");
+        pt.spec.weight_decay = p.real("params.weight_decay");
+        pt.spec.precision = p.text("params.precision") == "float64" ? Precision::float64 : Precision::float32;
+        return pt;
+      },
+      [](const Point& pt, const RunContext& ctx, std::int64_t t) { return run_granularity_trial(pt.spec, ctx.key, t); },
+      [](const Point& pt, std::span<const GranularityRun> runs, const RunContext& ctx, RowSink& rows) {
+        Welford w, init;
+        double lo = INFINITY, hi = -INFINITY;
+        std::map<double, int> lr_count;
+        for (const auto& r : runs) {
+          w.add(r.best_nmse);
+          init.add(r.init_nmse);
+          lo = std::min(lo, r.best_nmse);
+          hi = std::max(hi, r.best_nmse);
+          ++lr_count[r.best_lr];
+        }
+        double mode = 0.0;
+        int best = -1;
+        for (const auto& [lr, c] : lr_count)
+          if (c > best) best = c, mode = lr;
+        const auto& T = pt.spec.teacher;
+        const auto& S = pt.spec.student;
+        rows.row()
+            .set("teacher", T.name())
+            .set("student", S.name())
+            .set("d", T.d)
+            .set("teacher_m", T.m)
+            .set("teacher_k", T.k)
+            .set("teacher_w", T.w)
+            .set("student_m", S.m)
+            .set("student_k", S.k)
+            .set("student_w", S.w)
+            .set("granularity_ratio", static_cast<double>(S.k) / T.k)
+            .set("student_parameters", parameter_count(S))
+            .set("student_active_parameters", active_parameter_count(S))
+            .set("samples", pt.spec.steps() * pt.spec.batch)
+            .set("steps", pt.spec.steps())
+            .set("nmse_mean", w.mean())
+            .set("nmse_std_error", runs.size() > 1 ? w.standard_error() : 0.0)
+            .set("nmse_min", lo)
+            .set("nmse_max", hi)
+            .set("init_nmse_mean", init.mean())
+            .set("best_lr_mode", mode)
+            .set("trials", ctx.trials);
+      });
+}
+
+}  // namespace
+
+void add_studies(std::vector<StudyDef>& out) { out.push_back(teacher_student_study()); }
 
 }  // namespace moelab::moe

@@ -1,0 +1,42 @@
+// The granularity paper's teacher-student experiment (Sec. 4, Figs. 2-5, App. D): one training run
+// per (teacher, student, seed), best of a few learning rates, normalized test MSE. Shared by the
+// study moe.teacher_student and the claim moe.granularity.trained_separation.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "moelab/core/keys.hpp"
+#include "moelab/moe/teacher_student.hpp"
+
+namespace moelab::moe {
+
+enum class Precision { float32, float64 };
+
+struct GranularitySpec {
+  MoeShape teacher, student;
+  std::vector<double> learning_rates;  // the best final test error over these is reported (App. D)
+  std::int64_t samples = 1 << 20;      // training samples per run (steps = ceil(samples / batch))
+  std::int64_t batch = 256;
+  std::int64_t train_size = 0;         // 0: online
+  std::int64_t test_size = 8192;
+  double weight_decay = 0.0;
+  Precision precision = Precision::float32;
+  std::int64_t steps() const { return (samples + batch - 1) / batch; }
+};
+
+struct GranularityRun {
+  double best_nmse = 0.0;   // normalized test MSE at the end of training, best learning rate
+  double best_lr = 0.0;
+  double init_nmse = 0.0;   // the student before training
+  double final_train_loss = 0.0;  // last training-batch MSE of the best run
+};
+
+/// Trial `trial` of the experiment: teacher, student and data seeds from
+/// key.with("teacher" | "student" | "data", trial); the same seeds for every learning rate.
+GranularityRun run_granularity_trial(const GranularitySpec& spec, const RngKey& key, std::int64_t trial);
+
+/// The paper's Fig. 2 family: an (m, k, w = round(kw / k), d) MoE with ReLU experts, no biases, softmax weights.
+MoeShape granularity_shape(int m, int k, int active_neurons, int d, bool router_bias);
+
+}  // namespace moelab::moe
