@@ -29,7 +29,8 @@ DEFAULT_SCENARIOS ?= scenarios/noisy_thm2_robustness.toml \
                      scenarios/routing_mass_histogram.toml \
                      scenarios/routing_balance.toml \
                      scenarios/routing_packing.toml \
-                     scenarios/routing_separation.toml
+                     scenarios/routing_separation.toml \
+                     scenarios/moe_granularity_fig2_quick.toml
 
 DEB_PACKAGES := libeigen3-dev libboost-dev libfmt-dev catch2 libcli11-dev libtomlplusplus-dev \
                 cmake ninja-build g++ gnuplot-nox

@@ -54,7 +54,7 @@ set ytics
 unset cbrange
 unset colorbox
 set title "separation: error stays up while k' < k"
-set xlabel "student_k / teacher_k"
+set xlabel "k' / k (student / teacher granularity)"
 set ylabel "normalized test MSE"
 set logscale x 2
 set xrange [*:*]
