@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "moelab/core/csv.hpp"
 #include "moelab/core/error.hpp"
 #include "moelab/spectra/dozier_silverstein.hpp"
@@ -30,9 +31,17 @@ void emit(const CsvTable& t, const SpectrumOptions& o) { emit_csv(t, o.out); }
 
 [[noreturn]] void bad(const std::string& key, const std::string& reason) { bad_option(key, reason); }
 
+// Domains of the real options (NaN and infinities are refused by every real option).
+const ParamDecl kPositive = real("", "").positive();
+const ParamDecl kFinite = real("", "");
+const ParamDecl kProbability = [] {
+  ParamDecl d = real("", "").positive();
+  return d.below(1.0);
+}();
+
 void add_common(CLI::App* cmd, SpectrumOptions& o, bool grid) {
-  cmd->add_option("-o,--output", o.out, "write the CSV here (atomically) instead of stdout");
-  if (grid) cmd->add_option("--points", o.points, "grid points")->check(CLI::Range(2, 1000000))->capture_default_str();
+  output_option(cmd, "-o,--output", o.out, "write the CSV here (atomically) instead of stdout");
+  if (grid) int_option(cmd, "--points", o.points, 2, 1000000, "grid points")->capture_default_str();
 }
 
 }  // namespace
@@ -54,13 +63,13 @@ void add_spectrum(CLI::App& app, int& exit_code) {
   static SpectrumOptions o;
   static double c = 0.5, sigma2 = 1.0, ell = 4.0, lambda = 4.0, from = -6.0, to = 4.0, p = -1.0;
   static int beta = 2;
-  static std::string convention = "original";
+  static std::string convention = "sqrt2";
   static std::vector<double> atoms, weights;
 
   auto* mp = root->add_subcommand("mp", "Marchenko-Pastur MP(c, sigma2): S = (1/N) X X', X M x N, var sigma2, c = M/N. "
                                         "Grid over the support: x, density, cdf");
-  mp->add_option("--c", c, "ratio c = M/N > 0")->check(CLI::PositiveNumber)->capture_default_str();
-  mp->add_option("--sigma2", sigma2, "entry variance > 0")->check(CLI::PositiveNumber)->capture_default_str();
+  real_option(mp, "--c", c, kPositive, "ratio c = M/N > 0")->capture_default_str();
+  real_option(mp, "--sigma2", sigma2, kPositive, "entry variance > 0")->capture_default_str();
   add_common(mp, o, true);
   mp->callback([&exit_code] {
     const spectra::MarchenkoPastur law(c, sigma2);
@@ -79,16 +88,22 @@ void add_spectrum(CLI::App& app, int& exit_code) {
 
   auto* tw = root->add_subcommand("tw", "Tracy-Widom F_beta: grid of s, cdf, pdf (or one quantile with --quantile)");
   tw->add_option("--beta", beta, "1, 2 or 4")->check(CLI::IsMember({1, 2, 4}))->capture_default_str();
-  tw->add_option("--convention", convention, "beta = 4 only: original (Tracy-Widom 1996) or unscaled (F4(s sqrt 2))")
-      ->check(CLI::IsMember({"original", "unscaled"}))
+  tw->add_option("--convention", convention,
+                 "beta = 4 only: sqrt2 (F4(s) = F4u(sqrt(2) s), Tracy-Widom 1996 tables, mean -2.3069) or unscaled "
+                 "(F4u, the scale of F1 and F2, mean -3.2624); 'original' is a deprecated alias of sqrt2")
+      ->check(CLI::IsMember({"sqrt2", "unscaled", "original"}))
       ->capture_default_str();
-  tw->add_option("--from", from, "grid start")->capture_default_str();
-  tw->add_option("--to", to, "grid end")->capture_default_str();
-  tw->add_option("--quantile", p, "print the quantile at this probability in (0, 1) instead of a grid")->check(CLI::Range(0.0, 1.0));
+  real_option(tw, "--from", from, kFinite, "grid start")->capture_default_str();
+  real_option(tw, "--to", to, kFinite, "grid end")->capture_default_str();
+  real_option(tw, "--quantile", p, kProbability, "print the quantile at this probability in (0, 1) instead of a grid");
   add_common(tw, o, true);
   tw->callback([&exit_code] {
-    const auto conv = convention == "original" ? spectra::Tw4Convention::original : spectra::Tw4Convention::unscaled;
-    if (convention != "original" && beta != 4) bad("--convention", "applies to beta = 4 only");
+    if (convention == "original") {
+      fmt::print(stderr, "note: --convention original is a deprecated alias of sqrt2 (F4(s) = F4u(sqrt(2) s))\n");
+      convention = "sqrt2";
+    }
+    const auto conv = convention == "sqrt2" ? spectra::Tw4Convention::sqrt2 : spectra::Tw4Convention::unscaled;
+    if (convention != "sqrt2" && beta != 4) bad("--convention", "applies to beta = 4 only");
     CsvTable t;
     t.add_metadata("law", fmt::format("Tracy-Widom beta = {}{}", beta, beta == 4 ? ", " + convention + " convention" : ""));
     if (p >= 0.0) {
@@ -112,9 +127,9 @@ void add_spectrum(CLI::App& app, int& exit_code) {
 
   auto* spike = root->add_subcommand("spike", "Spiked covariance sigma2 diag(ell, 1, ...): BBP threshold, eigenvalue limit, "
                                               "eigenvector overlap, fluctuation variances (one row)");
-  spike->add_option("--ell", ell, "population spike (units of sigma2) > 0")->check(CLI::PositiveNumber)->capture_default_str();
-  spike->add_option("--c", c, "ratio c = M/N > 0")->check(CLI::PositiveNumber)->capture_default_str();
-  spike->add_option("--sigma2", sigma2, "noise level > 0")->check(CLI::PositiveNumber)->capture_default_str();
+  real_option(spike, "--ell", ell, kPositive, "population spike (units of sigma2) > 0")->capture_default_str();
+  real_option(spike, "--c", c, kPositive, "ratio c = M/N > 0")->capture_default_str();
+  real_option(spike, "--sigma2", sigma2, kPositive, "noise level > 0")->capture_default_str();
   add_common(spike, o, false);
   spike->callback([&exit_code] {
     CsvTable t;
@@ -131,9 +146,9 @@ void add_spectrum(CLI::App& app, int& exit_code) {
 
   auto* ipn = root->add_subcommand("ipn", "Information-plus-noise B + W (M x N, W iid N(0, sigma2/N)): threshold, limit of the "
                                           "eigenvalue of a squared signal singular value lambda, singular-vector overlaps (one row)");
-  ipn->add_option("--lambda", lambda, "squared signal singular value > 0")->check(CLI::PositiveNumber)->capture_default_str();
-  ipn->add_option("--c", c, "ratio c = M/N > 0")->check(CLI::PositiveNumber)->capture_default_str();
-  ipn->add_option("--sigma2", sigma2, "noise level > 0")->check(CLI::PositiveNumber)->capture_default_str();
+  real_option(ipn, "--lambda", lambda, kPositive, "squared signal singular value > 0")->capture_default_str();
+  real_option(ipn, "--c", c, kPositive, "ratio c = M/N > 0")->capture_default_str();
+  real_option(ipn, "--sigma2", sigma2, kPositive, "noise level > 0")->capture_default_str();
   add_common(ipn, o, false);
   ipn->callback([&exit_code] {
     CsvTable t;
@@ -147,10 +162,10 @@ void add_spectrum(CLI::App& app, int& exit_code) {
 
   auto* ds = root->add_subcommand("ds", "Dozier-Silverstein limit of (B + W)(B + W)' for a signal spectrum H = sum w_j delta(t_j) "
                                         "of B B': density grid over the support, with the solver's status per point");
-  ds->add_option("--atoms", atoms, "eigenvalues t_j >= 0 of B B' (comma separated)")->delimiter(',')->required();
-  ds->add_option("--weights", weights, "their weights (comma separated, sum 1)")->delimiter(',')->required();
-  ds->add_option("--c", c, "ratio c = M/N > 0")->check(CLI::PositiveNumber)->capture_default_str();
-  ds->add_option("--sigma2", sigma2, "noise level > 0")->check(CLI::PositiveNumber)->capture_default_str();
+  real_list_option(ds, "--atoms", atoms, "eigenvalues t_j >= 0 of B B'")->required();
+  real_list_option(ds, "--weights", weights, "their weights (sum 1)")->required();
+  real_option(ds, "--c", c, kPositive, "ratio c = M/N > 0")->capture_default_str();
+  real_option(ds, "--sigma2", sigma2, kPositive, "noise level > 0")->capture_default_str();
   add_common(ds, o, true);
   ds->callback([&exit_code] {
     if (atoms.size() != weights.size()) bad("--weights", fmt::format("{} weights for {} atoms", weights.size(), atoms.size()));

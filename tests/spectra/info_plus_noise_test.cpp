@@ -4,11 +4,17 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
 
 #include <Eigen/Dense>
 
 #include <catch2/catch.hpp>
 
+#include "moelab/core/csv.hpp"
 #include "moelab/core/distributions.hpp"
 
 using Catch::Matchers::WithinAbs;
@@ -199,4 +205,42 @@ TEST_CASE("simulated singular-vector overlaps match the left and right limits, n
   CHECK(std::abs(s.right - right) <= 4.0 * s.right_se + bias);
   CHECK(std::abs(s.left - right) > 4.0 * s.left_se + bias);
   CHECK(std::abs(s.right - left) > 4.0 * s.right_se + bias);
+}
+
+TEST_CASE("spike map and overlaps match mpmath up to lambda = 1e308, no overflow (issue 17)", "[spectra][info_plus_noise]") {
+  // tests/data/spectra/gen_info_plus_noise_reference.py: the closed forms at 40 digits. `moelab spectrum ipn
+  // --lambda 1e300 --c 0.5` printed inf: the product (sigma2 + lambda)(c sigma2 + lambda) overflowed.
+  std::ifstream in(std::string(MOELAB_SOURCE_DIR) + "/tests/data/spectra/info_plus_noise_reference.csv");
+  REQUIRE(in.good());
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const moelab::CsvTable table = moelab::parse_csv(buffer.str());
+  REQUIRE(table.columns.size() == 7);
+  const auto value = [&](const auto& row, std::size_t j) { return std::stod(std::get<std::string>(row[j])); };
+  double worst[4] = {0.0, 0.0, 0.0, 0.0};
+  for (const auto& row : table.rows) {
+    const double lambda = value(row, 0), c = value(row, 1), sigma2 = value(row, 2);
+    const double got[4] = {sp::info_plus_noise_spike_limit(lambda, c, sigma2),
+                           sp::info_plus_noise_spike_inverse(value(row, 3), c, sigma2),
+                           sp::info_plus_noise_left_overlap(lambda, c, sigma2),
+                           sp::info_plus_noise_right_overlap(lambda, c, sigma2)};
+    // The inverse forms b = rho - sigma2 - c sigma2 first: where c sigma2 >> lambda that subtraction cancels by the
+    // factor rho / b (up to ~500 in this table), which the comparison divides out.
+    const double rho = value(row, 3);
+    const double cancellation = rho / (rho - sigma2 - c * sigma2);
+    for (int k = 0; k < 4; ++k) {
+      INFO("lambda " << lambda << " c " << c << " sigma2 " << sigma2 << " column " << k + 3);
+      REQUIRE(std::isfinite(got[k]));
+      const double rel = std::abs(got[k] / value(row, 3 + k) - 1.0);
+      worst[k] = std::max(worst[k], k == 1 ? rel / cancellation : rel);
+    }
+  }
+  std::printf("info_plus_noise vs mpmath (%zu rows): max rel limit %.2e, inverse (per unit cancellation) %.2e, "
+              "left overlap %.2e, right %.2e\n",
+              table.rows.size(), worst[0], worst[1], worst[2], worst[3]);
+  // A handful of roundings each, all factors positive (no cancellation at these points, far above the
+  // threshold): 8 eps (the inverse: 8 eps per unit of its cancellation factor).
+  constexpr double kEps = std::numeric_limits<double>::epsilon();
+  for (double w : worst) CHECK(w < 8 * kEps);
+  CHECK_THAT(sp::info_plus_noise_spike_limit(1e300, 0.5, 1.0), WithinRel(1e300, kEps));
 }

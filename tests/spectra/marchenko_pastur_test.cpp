@@ -7,6 +7,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -51,12 +52,18 @@ std::vector<std::map<std::string, double>> load_reference(const std::string& nam
 // Relative condition number bound of density / cdf / survival at x near the edges: each behaves like
 // (x - a)^(k/2) or (b - x)^(k/2), k <= 3, so a relative perturbation eps of x (the rounding of
 // x / sigma2 alone) moves it by up to 1.5 x / dist(x, edge) relative.
+// The edges are formed in long double (x87: 64-bit significand) so that, at ratios far from 1 (c = 1e-20: support
+// 4e-10 wide around 1), the rounding of a double edge does not decide which side of it x lies on; within one ulp
+// of x of an edge the distance is floored at that ulp (the edge itself is only known to it).
 double edge_condition(const sp::MarchenkoPastur& mp, double x) {
-  const double a = mp.lower_edge(), b = mp.upper_edge();
-  if (x <= a || x >= b) return 1.0;
-  double k = x / (b - x);
-  if (a > 0.0) k = std::max(k, x / (x - a));
-  return 1.0 + 1.5 * k;
+  const long double root_c = std::sqrt(static_cast<long double>(mp.c()));
+  const long double s2 = mp.sigma2();
+  const long double a = s2 * (1.0L - root_c) * (1.0L - root_c), b = s2 * (1.0L + root_c) * (1.0L + root_c);
+  const long double floor = kEps * std::abs(x);
+  if (x <= a - floor || x >= b + floor) return 1.0;
+  long double k = x / std::max(std::abs(b - x), floor);
+  if (a > 0.0L) k = std::max(k, x / std::max(std::abs(x - a), floor));
+  return 1.0 + 1.5 * static_cast<double>(k);
 }
 
 struct ErrorSummary {
@@ -116,6 +123,10 @@ TEST_CASE("density, cdf and survival match the mpmath reference table", "[spectr
                             << cdf_err.max_scaled << " at " << cdf_err.worst);
   INFO("survival: max abs " << survival_err.max_abs << ", max rel " << survival_err.max_rel << ", max rel/(eps cond) "
                             << survival_err.max_scaled << " at " << survival_err.worst);
+  std::printf("marchenko_pastur vs mpmath: cdf max abs %.2e max rel/(eps cond) %.2f; survival max abs %.2e max "
+              "rel/(eps cond) %.2f; density max rel/(eps cond) %.2f (worst cdf row: %s)\n",
+              cdf_err.max_abs, cdf_err.max_scaled, survival_err.max_abs, survival_err.max_scaled, density_err.max_scaled,
+              cdf_err.worst.c_str());
   // The only error sources are the rounding of t = x / sigma2 (amplified by the edge condition number)
   // and a handful of roundings in a 3-term closed form or a 20-point Gauss sum: observed <= 1.7 eps per
   // unit condition (gcc 12, glibc libm); 16 leaves room for other libms.
@@ -138,6 +149,8 @@ TEST_CASE("quantiles match the mpmath reference table", "[spectra][marchenko_pas
     const double condition = 1.0 + std::min(p, 1.0 - p) / (x * mp.density(x));
     err.add(mp.quantile(p), x, condition, describe(mp.c(), mp.sigma2(), p) + " (p)");
   }
+  std::printf("marchenko_pastur quantiles vs mpmath: max rel %.2e, max rel/(eps cond) %.2f at %s\n", err.max_rel,
+              err.max_scaled, err.worst.c_str());
   INFO("quantile: max abs " << err.max_abs << ", max rel " << err.max_rel << ", max rel/(eps cond) " << err.max_scaled
                             << " at " << err.worst);
   // TOMS 748 brackets the root to 2 ulp of x, plus the conditioned CDF rounding: observed 3.2 eps per
@@ -167,7 +180,8 @@ TEST_CASE("moments and Stieltjes transforms match the mpmath quadratures", "[spe
 }
 
 TEST_CASE("the cdf is monotone in [0, 1], sums with the survival to 1 and inverts the quantile", "[spectra][marchenko_pastur]") {
-  const double c = GENERATE(0.1, 0.5, 0.99, 1.0, 1.01, 2.0, 10.0);
+  // Ratios far from 1 included (issue 17: at c = 1e-14 the cdf fell at ~500 of these 2000 steps).
+  const double c = GENERATE(1e-20, 1e-14, 1e-8, 1e-3, 0.1, 0.5, 0.99, 1.0, 1.01, 2.0, 10.0, 1e4, 1e14);
   const double sigma2 = GENERATE(0.3, 1.0, 4.0);
   const sp::MarchenkoPastur mp(c, sigma2);
   const double a = mp.lower_edge(), b = mp.upper_edge();
@@ -190,8 +204,10 @@ TEST_CASE("the cdf is monotone in [0, 1], sums with the survival to 1 and invert
       CHECK(mp.quantile(p) == 0.0);
       continue;
     }
-    // cdf(quantile(p)) = p: the root is bracketed to 2 ulp in x; dF = f dx <= f(x) 2 ulp(x), and f x <= ~1.
-    CHECK_THAT(mp.cdf(mp.quantile(p)), WithinAbs(p, 8 * kEps));
+    // cdf(quantile(p)) = p: the root is bracketed to 2 ulp in x, so dF = f dx <= 2 eps x f(x) (x f(x) <= ~1 near
+    // c = 1, but ~1 / (pi sqrt c) far from it: the support is 4 sqrt(c) sigma2 wide), plus the cdf's own few ulp.
+    const double x = mp.quantile(p);
+    CHECK_THAT(mp.cdf(x), WithinAbs(p, 8 * kEps * (1.0 + x * mp.density(x))));
   }
   CHECK(mp.quantile(1.0) == b);
   CHECK(mp.quantile(0.0) == (c > 1.0 ? 0.0 : a));
@@ -374,4 +390,50 @@ TEST_CASE("KS distance of an ideal spectrum to MP is at most half a jump, atom i
   // Quantiles are accurate to ~1e-13 (accuracy table); the 1e-9 slack covers F's slope times that.
   CHECK(mp.ks_distance(ev) <= 0.5 / M + 1e-9);
   CHECK(mp.ks_distance(ev) >= 0.5 / M - 1e-9);
+}
+
+TEST_CASE("far from c = 1 the law is the semicircle limit, monotone on the CLI grid (issue 17)", "[spectra][marchenko_pastur]") {
+  // `moelab spectrum mp --c 1e-20 --points 3`: the middle grid point a + (b - a)/2 rounds to x = 1 (the centre
+  // 1 + c of the support is not a double); the cdf there was 0. Reference (gen_marchenko_pastur_reference.py,
+  // row c = 1e-20, x = 1): 0.50000000001061029 = 1/2 + (4 / (3 pi)) sqrt(c) (the law's asymmetry, 4.24e-11) minus
+  // f(1) c (x = 1 lies c below the centre, f = 3.18e9 there: 3.18e-11).
+  const sp::MarchenkoPastur tiny(1e-20);
+  const double middle = tiny.lower_edge() + (tiny.upper_edge() - tiny.lower_edge()) * 1 / 2.0;
+  CHECK(middle == 1.0);
+  CHECK_THAT(tiny.cdf(middle), WithinAbs(0.50000000001061029, 4 * kEps));
+  CHECK_THAT(tiny.survival(middle), WithinAbs(0.49999999998938965, 4 * kEps));
+  // As c -> 0, (x - 1) / (2 sqrt c) is semicircle distributed: F = 1/2 + (u sqrt(1 - u^2) + asin u) / pi + O(sqrt c).
+  for (double u : {-0.9, -0.5, -0.1, 0.3, 0.8}) {
+    const double x = 1.0 + 2.0 * std::sqrt(1e-20) * u;
+    const double semicircle = 0.5 + (u * std::sqrt(1.0 - u * u) + std::asin(u)) / M_PI;
+    // O(sqrt c) = 1e-10 correction; the grid point's own rounding moves u by up to 1.1e-16 / 2e-10 = 5.5e-7.
+    CHECK_THAT(tiny.cdf(x), WithinAbs(semicircle, 1e-6));
+  }
+  // `moelab spectrum mp --c 1e-14 --points 2001`: non-decreasing at every step, each step's increment equal to the
+  // density times the step to second order (the cdf fell by up to 6e-3 at ~500 steps before).
+  const sp::MarchenkoPastur small(1e-14);
+  const double a = small.lower_edge(), b = small.upper_edge();
+  double previous = small.cdf(a), worst = 0.0;
+  // The double lower edge lies within an ulp (1.1e-16, 2.8e-10 of the width) of the true one: F there is at most
+  // ~(2.8e-10)^(3/2) ~ 5e-15 (F ~ distance^(3/2) at a square-root edge).
+  CHECK(previous <= 1e-14);
+  int decreases = 0;
+  for (int i = 1; i <= 2000; ++i) {
+    const double x = a + (b - a) * i / 2000.0, x_prev = a + (b - a) * (i - 1) / 2000.0;
+    const double F = small.cdf(x);
+    if (F < previous) ++decreases;
+    // Trapezoid of the density over the step: error h^3 f''/12 relative to the step mass ~ (h / width)^2 / 12
+    // away from the edges; the edge steps carry a sqrt singularity, so only steps 20..1980 are compared.
+    if (i >= 20 && i <= 1980) {
+      const double trapezoid = 0.5 * (x - x_prev) * (small.density(x) + small.density(x_prev));
+      worst = std::max(worst, std::abs((F - previous) - trapezoid) / trapezoid);
+    }
+    previous = F;
+  }
+  INFO("max relative deviation of a cdf step from the density trapezoid: " << worst);
+  CHECK(decreases == 0);
+  CHECK(previous == 1.0);
+  // Steps are 1/2000 of the width: trapezoid error (h^2 f'' / 12 f) is largest at step 20 (a sqrt edge 20 steps
+  // away: ~ 1 / (48 * 20^2) = 5e-5); the grid points' rounding (1.1e-16 against steps of 2e-10) adds 1e-6.
+  CHECK(worst < 2e-4);
 }

@@ -44,6 +44,48 @@ double upper_edge_mass(double c, double a, double b, double t) {
   return boost::math::quadrature::gauss<double, 20>::integrate(integrand, 0.0, s_max);
 }
 
+// Far from c = 1 (c <= kAngularBelow or c >= 1 / kAngularBelow) the closed form below cancels: its terms are
+// O(1 + c) while 2 pi c F_ac is O(min(c, 1)) (relative error ~ eps max(c, 1/c); 6e-3 absolute at c = 1e-14, and
+// F_ac(1) = 0 at c = 1e-20). There the mass is integrated in the angle of the support instead:
+// t = 1 + c - 2 sqrt(c) cos(phi), phi in [0, pi] (t - a = 4 sqrt(c) sin^2(phi/2), b - t = 4 sqrt(c) cos^2(phi/2)),
+// which turns f(t) dt into (2/pi) sin^2(phi) / (1 + c - 2 sqrt(c) cos(phi)) dphi: a positive integrand, analytic
+// in a strip |Im phi| < |log sqrt c| (poles at cos(phi) = (1 + c)/(2 sqrt c)), that tends to the semicircle
+// law (2/pi) sin^2(phi) as c -> 0. A 30-point Gauss-Legendre rule on [0, theta] (or [theta, pi]) then has
+// relative error below ~r^(-60), r = Bernstein-ellipse parameter of the strip (r >= 1.97 for theta <= pi at
+// c = 0.1: 2e-18), and sums positive terms only: the mass is monotone in theta up to rounding.
+constexpr double kAngularBelow = 0.1;
+
+bool use_angular(double c) { return c <= kAngularBelow || c >= 1.0 / kAngularBelow; }
+
+// Distances of t = x / sigma2 from the edges a = 1 + c - 2 sqrt(c), b = 1 + c + 2 sqrt(c) (sigma2 = 1 units), for
+// ratios far from 1. Forming a and b in double first would round them by eps (1 + c) absolute, i.e. by
+// eps (1 + c) / (4 sqrt c) of the support width (2.8e-7 at c = 1e-20); instead the offset of x from the
+// centre sigma2 (1 + c) is formed with x - sigma2 (c < 1; exact by Sterbenz's lemma on the support) or
+// fma(-sigma2, c, x) (c > 1; one rounding), so both distances carry a few eps of relative error.
+struct EdgeDistances {
+  double below, above;  // t - a, b - t (negative outside the support)
+};
+EdgeDistances edge_distances(double c, double sigma2, double x) {
+  const double offset = c <= 1.0 ? (x - sigma2) / sigma2 - c : std::fma(-sigma2, c, x) / sigma2 - 1.0;
+  const double half_width = 2.0 * std::sqrt(c);
+  return {offset + half_width, half_width - offset};
+}
+
+// The angle theta of t in [0, pi]: theta = 2 atan2(sqrt(t - a), sqrt(b - t)) (no acos of a number near -1 or 1).
+double support_angle(const EdgeDistances& d) {
+  return 2.0 * std::atan2(std::sqrt(std::max(d.below, 0.0)), std::sqrt(std::max(d.above, 0.0)));
+}
+
+// (2/pi) int_lo^hi sin^2(phi) / (1 + c - 2 sqrt(c) cos(phi)) dphi, 0 <= lo <= hi <= pi.
+double angular_mass(double c, double lo, double hi) {
+  const double alpha = 1.0 + c, beta = 2.0 * std::sqrt(c);
+  const auto integrand = [&](double phi) {
+    const double s = std::sin(phi);
+    return s * s / (alpha - beta * std::cos(phi));
+  };
+  return 2.0 / kPi * boost::math::quadrature::gauss<double, 30>::integrate(integrand, lo, hi);
+}
+
 // Mass of the absolutely continuous part on [a, t] and on [t, b], a < t < b, sigma2 = 1 units.
 // Closed forms (header, `cdf`): 2 pi c F_ac(t) = r + 2(1 + c) asin(sqrt((t - a)/(b - a)))
 //   - 2 |1 - c| asin(sqrt(b (t - a)/(t (b - a)))), and symmetrically about b for the upper mass.
@@ -85,6 +127,12 @@ double MarchenkoPastur::upper_edge() const {
 double MarchenkoPastur::atom() const { return c_ > 1.0 ? 1.0 - 1.0 / c_ : 0.0; }
 
 double MarchenkoPastur::density(double x) const {
+  if (use_angular(c_)) {
+    // Far from c = 1: f = sqrt((t - a)(b - t)) / (2 pi c t) / sigma2 with cancellation-free distances.
+    const EdgeDistances d = edge_distances(c_, sigma2_, x);
+    if (!(d.below >= 0.0 && d.above >= 0.0)) return 0.0;
+    return std::sqrt(d.below * d.above) / (2.0 * kPi * c_ * (x / sigma2_)) / sigma2_;
+  }
   const double t = x / sigma2_;
   const double root_c = std::sqrt(c_);
   const double a = (1.0 - root_c) * (1.0 - root_c), b = (1.0 + root_c) * (1.0 + root_c);
@@ -95,6 +143,15 @@ double MarchenkoPastur::density(double x) const {
 }
 
 double MarchenkoPastur::cdf(double x) const {
+  if (use_angular(c_)) {
+    if (x < 0.0) return 0.0;
+    const EdgeDistances d = edge_distances(c_, sigma2_, x);
+    if (d.below <= 0.0) return atom();
+    if (d.above <= 0.0) return 1.0;
+    const double theta = support_angle(d);
+    if (theta <= 0.5 * kPi) return atom() + angular_mass(c_, 0.0, theta);
+    return 1.0 - angular_mass(c_, theta, kPi);
+  }
   const double t = x / sigma2_;
   const double root_c = std::sqrt(c_);
   const double a = (1.0 - root_c) * (1.0 - root_c), b = (1.0 + root_c) * (1.0 + root_c);
@@ -106,6 +163,17 @@ double MarchenkoPastur::cdf(double x) const {
 }
 
 double MarchenkoPastur::survival(double x) const {
+  if (use_angular(c_)) {
+    // Mass of the continuous part 1/c for c > 1, formed directly (1 - atom() loses log10(c) digits).
+    const double continuous = c_ > 1.0 ? 1.0 / c_ : 1.0;
+    if (x < 0.0) return 1.0;
+    const EdgeDistances d = edge_distances(c_, sigma2_, x);
+    if (d.below <= 0.0) return continuous;
+    if (d.above <= 0.0) return 0.0;
+    const double theta = support_angle(d);
+    if (theta > 0.5 * kPi) return angular_mass(c_, theta, kPi);
+    return continuous - angular_mass(c_, 0.0, theta);
+  }
   const double t = x / sigma2_;
   const double root_c = std::sqrt(c_);
   const double a = (1.0 - root_c) * (1.0 - root_c), b = (1.0 + root_c) * (1.0 + root_c);
@@ -125,7 +193,10 @@ double MarchenkoPastur::quantile(double p) const {
   // Solve in the half where the target is not a difference of nearly equal numbers: F(x) = p below
   // the median of the continuous part, S(x) = 1 - p above it.
   const double half = atom() + 0.5 * (1.0 - atom());
-  const auto f = [&](double x) { return p <= half ? cdf(x) - p : (1.0 - p) - survival(x); };
+  // For c >= 10 (angular branch) always through the survival function: p > atom() >= 0.9 makes 1 - p exact, while
+  // cdf = atom() + mass carries the rounding of atom() (eps/2 absolute: 0.5% of the continuous mass 1/c at c = 1e14).
+  const bool upper = p > half || (use_angular(c_) && c_ > 1.0);
+  const auto f = [&](double x) { return upper ? (1.0 - p) - survival(x) : cdf(x) - p; };
   double lo = a, hi = b;
   double f_lo = f(lo), f_hi = f(hi);
   if (f_lo >= 0.0) return lo;

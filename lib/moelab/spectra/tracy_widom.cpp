@@ -134,6 +134,18 @@ const AiryTable& airy() {
 // block of Ai(x + y + s) cut at x = 10 - s.
 
 constexpr int kNodesAiry = 48;
+// Left cuts (unscaled argument) below which the left-tail series replaces the determinants. The determinants'
+// relative error grows like eps / (1 - largest eigenvalue of the kernel) as s decreases, the series' truncation
+// error falls like exp(-(2 sqrt 2 / 3) |s|^(3/2)); measured against the Painleve II reference
+// (tests/data/spectra/tracy_widom_left_tail.csv, step 1/8) the two curves cross at (relative error of F, f):
+//   beta 2: s = -6.875 (det 2.9e-10, series 3.0e-10);  beta 1: s = -7.0 (det 6.8e-11, series 6.8e-11);
+//   beta 4u: s = -7.75 (det 9.1e-12, series 9.8e-12).
+// (The former cuts -9 / -10 / -12 left relative errors of 3e-7 / 3e-5 / 1e-3 in the determinants just above them,
+// and the leading-term asymptotics below them were off by 6e-5 / 9e-4 / 8e-4.)
+constexpr double kLeftCut2 = -7.0, kLeftCut1 = -7.0, kLeftCut4 = -7.75;
+// Moments integrate from here (unscaled): the mass further left is < 1e-20 (F2(-9) = 3e-27, F1(-10) = 5e-22,
+// F4u(-12) = 6e-23).
+double moment_left_end(int beta) { return beta == 2 ? -9.0 : beta == 1 ? -10.0 : -12.0; }
 constexpr int kNodesHankel = 48;
 
 struct Value {
@@ -214,28 +226,107 @@ HankelDeterminants hankel_determinants(double s, bool want_plus, bool want_pdf, 
   return out;
 }
 
-// Left cuts (unscaled argument) below which F < 1e-20 and the asymptotic expansion is used instead.
-double left_cut(int beta) { return beta == 2 ? -9.0 : beta == 1 ? -10.0 : -12.0; }
+// Left cuts (unscaled argument) below which the left-tail series replaces the determinants (kLeftCut* above).
+double left_cut(int beta) { return beta == 2 ? kLeftCut2 : beta == 1 ? kLeftCut1 : kLeftCut4; }
 constexpr double kRightCut = 40.0;
 
-// Leading left-tail asymptotics (header) and their derivatives; t = -s > 0.
+// Left-tail asymptotic series of the Hastings-McLeod solution of Painleve II, q'' = s q + 2 q^3 (Tracy-Widom 1994),
+// for s = -t -> -inf: q(-t) ~ sqrt(t/2) w(x), w = sum_k a_k x^k, x = t^(-3), a_0 = 1. Substituting into
+// q_tt = -t q + 2 q^3 gives sum_k a_k (9 k^2 - 1/4) x^(k+1) = w^3 - w, i.e. for n >= 1
+//   a_n = (a_(n-1) (9 (n-1)^2 - 1/4) - R_n) / 2,   R_n = [w^3]_n - 3 a_n (the products of a_0..a_(n-1)),
+// so a = 1, -1/8, -73/128, -10657/1024, -13912277/32768, ... (tested). The series is asymptotic
+// (a_n / a_(n-1) ~ 4.5 n^2); optimally truncated its smallest term is 1e-13 at t = 9, 1e-15 at t = 10.
+// From (log F2)'' = -q^2, u = int_s^inf q (u' = -q) and the constants of Deift-Its-Krasovsky 2008 (tau2) and
+// Baik-Buckingham-DiFranco 2008 (tau1, tau4; equivalently u = (sqrt 2/3) t^(3/2) + log(2)/2 + o(1)):
+//   log F2(-t) = -t^3/12 - log(t)/8 + log tau2 + sum_{k>=2} c_k t^(3-3k),  c_k = -b_k / (2 (2-3k)(3-3k)),  b = w^2,
+//   u(-t) = 2^(-1/2) [ (2/3) t^(3/2) + sum_{k>=1} a_k t^(3/2-3k) / (3/2 - 3k) ] + log(2)/2,
+//   F1 = exp(-u/2) F2^(1/2),  F4u = cosh(u/2) F2^(1/2)  (Tracy-Widom 1996; exact identities),
+//   d/ds log F2 = int_s^inf q^2 = t^2/4 + 1/(8t) + sum_{k>=2} (3k-3) c_k t^(2-3k),
+//   d/ds log F1 = (q + d/ds log F2)/2,  d/ds log F4u = (d/ds log F2 - q tanh(u/2))/2.
+// Each sum is truncated before its smallest term (or when a term drops below 1e-18 of the sum).
+class LeftTailSeries {
+ public:
+  static constexpr int kTerms = 40;
+  LeftTailSeries() {
+    a_[0] = 1.0;
+    for (int n = 1; n < kTerms; ++n) {
+      long double r = 0.0L;  // [w^3]_n over index triples all below n
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; i + j <= n; ++j) {
+          const int l = n - i - j;
+          if (j < n && l < n) r += a_[i] * a_[j] * a_[l];
+        }
+      a_[n] = (a_[n - 1] * (9.0L * (n - 1) * (n - 1) - 0.25L) - r) / 2.0L;
+    }
+    for (int k = 0; k < kTerms; ++k) {
+      long double b = 0.0L;
+      for (int i = 0; i <= k; ++i) b += a_[i] * a_[k - i];
+      c_[k] = k >= 2 ? -b / (2.0L * (2.0L - 3.0L * k) * (3.0L - 3.0L * k)) : 0.0L;
+    }
+  }
+  long double a(int k) const { return a_[k]; }
+
+  struct Tail {
+    double log_f2, dlog_f2, q, u;
+  };
+  Tail operator()(long double t) const {
+    const long double x = 1.0L / (t * t * t);
+    const long double root_t = std::sqrt(t);
+    // w = sum a_k x^k; u-sum sum_{k>=1} a_k x^k / (3/2 - 3k); log F2 sum sum_{k>=2} c_k x^k (times t^3);
+    // derivative sum sum_{k>=2} (3k - 3) c_k x^k (times t^2).
+    const long double w = truncated_sum([&](int k) { return a_[k]; }, x, 0);
+    const long double uw = truncated_sum([&](int k) { return a_[k] / (1.5L - 3.0L * k); }, x, 1);
+    const long double lw = truncated_sum([&](int k) { return c_[k]; }, x, 2);
+    const long double dw = truncated_sum([&](int k) { return (3.0L * k - 3.0L) * c_[k]; }, x, 2);
+    const long double log_tau2 = std::log(2.0L) / 24.0L + static_cast<long double>(kZetaPrimeMinus1);
+    Tail out;
+    out.log_f2 = static_cast<double>(-t * t * t / 12.0L - std::log(t) / 8.0L + log_tau2 + t * t * t * lw);
+    out.dlog_f2 = static_cast<double>(t * t / 4.0L + 1.0L / (8.0L * t) + t * t * dw);
+    out.q = static_cast<double>(root_t / std::sqrt(2.0L) * w);
+    out.u = static_cast<double>((2.0L / 3.0L * t * root_t + t * root_t * uw) / std::sqrt(2.0L) + std::log(2.0L) / 2.0L);
+    return out;
+  }
+
+ private:
+  template <class Coefficient>
+  static long double truncated_sum(Coefficient coefficient, long double x, int first) {
+    long double sum = 0.0L, power = std::pow(x, first), previous = INFINITY;
+    for (int k = first; k < kTerms; ++k, power *= x) {
+      const long double term = coefficient(k) * power;
+      if (std::abs(term) >= previous) break;  // the asymptotic series has started to diverge
+      sum += term;
+      previous = std::abs(term);
+      if (std::abs(term) < 1e-18L * std::abs(sum)) break;
+    }
+    return sum;
+  }
+  std::array<long double, kTerms> a_{}, c_{};
+};
+
+const LeftTailSeries& left_tail_series() {
+  static const LeftTailSeries series;
+  return series;
+}
+
+// F and f below the left cut from the series (header); t = -s > 0.
 Value left_tail(double s, int beta) {
   const double t = -s;
   if (t > 1e3) return {0.0, 0.0};  // F < exp(-4e7): zero in double; also keeps t^3 and t^(3/2) from inf - inf
+  const LeftTailSeries::Tail tail = left_tail_series()(t);
+  double log_f = 0.0, dlog = 0.0;
   if (beta == 2) {
-    // Deift-Its-Krasovsky (2008, Comm. Math. Phys. 278): log F2 = -t^3/12 - log(t)/8 + log tau2 + o(1).
-    const double log_tau = std::log(2.0) / 24.0 + kZetaPrimeMinus1;
-    const double log_f = -t * t * t / 12.0 - std::log(t) / 8.0 + log_tau;
-    const double dlog = t * t / 4.0 + 1.0 / (8.0 * t);  // d/ds = -d/dt
-    return {std::exp(log_f), std::exp(log_f) * dlog};
+    log_f = tail.log_f2;
+    dlog = tail.dlog_f2;
+  } else if (beta == 1) {
+    log_f = 0.5 * (tail.log_f2 - tail.u);
+    dlog = 0.5 * (tail.dlog_f2 + tail.q);
+  } else {
+    // log cosh(u/2) = u/2 + log1p(exp(-u)) - log 2 (u > 0 here: no overflow, no cancellation).
+    log_f = 0.5 * (tail.log_f2 + tail.u) + std::log1p(std::exp(-tail.u)) - std::log(2.0);
+    dlog = 0.5 * (tail.dlog_f2 - tail.q * std::tanh(0.5 * tail.u));
   }
-  // Baik-Buckingham-DiFranco (2008, Comm. Math. Phys. 280): beta = 1 with the minus sign, unscaled beta = 4 with plus.
-  const double sign = beta == 1 ? -1.0 : 1.0;
-  const double log_tau = (beta == 1 ? -11.0 / 48.0 : -35.0 / 48.0) * std::log(2.0) + 0.5 * kZetaPrimeMinus1;
-  const double t32 = t * std::sqrt(t);
-  const double log_f = -t * t * t / 24.0 + sign * t32 / (3.0 * kSqrt2) - std::log(t) / 16.0 + log_tau;
-  const double dlog = t * t / 8.0 - sign * std::sqrt(t) / (2.0 * kSqrt2) + 1.0 / (16.0 * t);
-  return {std::exp(log_f), std::exp(log_f) * dlog};
+  const double f = std::exp(log_f);
+  return {f, f * dlog};
 }
 
 // F and f at s in the unscaled convention (beta = 4: F4u).
@@ -256,7 +347,7 @@ Value evaluate_unscaled(double s, int beta, bool want_pdf) {
 // put a determinant just above 1 or a density just below 0 in the flat right tail: both are clamped.
 Value evaluate(double s, int beta, Tw4Convention convention, bool want_pdf) {
   check_beta(beta);
-  const bool rescale = beta == 4 && convention == Tw4Convention::original;
+  const bool rescale = beta == 4 && convention == Tw4Convention::sqrt2;
   Value v = evaluate_unscaled(rescale ? kSqrt2 * s : s, beta, want_pdf);
   if (rescale) v.pdf *= kSqrt2;
   if (std::isnan(v.cdf)) return v;
@@ -268,7 +359,7 @@ Value evaluate(double s, int beta, Tw4Convention convention, bool want_pdf) {
 // c = 2/3 for beta = 1, 4/3 for beta = 2 and 4). Central moments are summed about the mean (second pass over
 // stored density values): raw fourth moments would cancel ~100 -> 3 for beta = 4 and cost 3e-13 in the kurtosis.
 TracyWidomMoments unscaled_moments(int beta) {
-  const double left = left_cut(beta);
+  const double left = moment_left_end(beta);
   const double right = beta == 1 ? 18.0 : 11.0;
   const QuadratureRule& rule = gauss_legendre<20>();
   const int panels = static_cast<int>(std::ceil(right - left));
@@ -299,8 +390,8 @@ TracyWidomMoments unscaled_moments(int beta) {
 
 double tracy_widom4_convert(double s, Tw4Convention from, Tw4Convention to) {
   if (from == to) return s;
-  // F4(s) = F4u(sqrt 2 s): an original-convention argument s is the unscaled argument sqrt 2 s.
-  return from == Tw4Convention::original ? kSqrt2 * s : s / kSqrt2;
+  // F4(s) = F4u(sqrt 2 s): a sqrt2-convention argument s is the unscaled argument sqrt 2 s.
+  return from == Tw4Convention::sqrt2 ? kSqrt2 * s : s / kSqrt2;
 }
 
 double tracy_widom_cdf(double s, int beta, Tw4Convention convention) {
@@ -329,8 +420,8 @@ TracyWidomMoments tracy_widom_moments(int beta, Tw4Convention convention) {
   static const std::array<TracyWidomMoments, 3> cached = {unscaled_moments(1), unscaled_moments(2),
                                                           unscaled_moments(4)};
   TracyWidomMoments m = cached[beta == 1 ? 0 : beta == 2 ? 1 : 2];
-  if (beta == 4 && convention == Tw4Convention::original) {
-    // X_original = X_unscaled / sqrt 2: mean / sqrt 2, variance / 2; skewness and kurtosis are scale-free.
+  if (beta == 4 && convention == Tw4Convention::sqrt2) {
+    // X_sqrt2 = X_unscaled / sqrt 2: mean / sqrt 2, variance / 2; skewness and kurtosis are scale-free.
     m.mean /= kSqrt2;
     m.variance /= 2.0;
   }

@@ -21,7 +21,7 @@
 // Accuracy (tests/spectra/tracy_widom_test.cpp against tests/data/spectra/tracy_widom_reference.csv, an
 // independent mpmath + longdouble computation good to ~1e-17), measured with g++ 12 on x86-64:
 //   CDF and density: max absolute error 8e-16 / 1.1e-15 over s in [-9, 6] (beta 2), [-10, 8] (beta 1),
-//   [-9, 5] (beta 4, original); relative error <= 2e-11 where the value is >= 1e-6, and still 3e-7 (beta 2,
+//   [-9, 5] (beta 4, sqrt2 convention); relative error <= 2e-11 where the value is >= 1e-6, and still 3e-7 (beta 2,
 //   F = 3e-27 at s = -9), 3e-5 (beta 1, F = 5e-22 at s = -10) at the left cuts: the determinant's relative
 //   error grows like eps / (1 - largest eigenvalue of K_s), far slower than F itself decays;
 //   quantiles at p = 0.01 ... 0.99: max absolute error 1.9e-14 (about 5e-16 / f_beta(s));
@@ -35,18 +35,20 @@
 
 namespace moelab::spectra {
 
-/// The two conventions for beta = 4, which differ by sqrt 2 in the argument:
-///   original: Tracy & Widom (1996, Comm. Math. Phys. 177, 727-754): F4(s) = F4u(sqrt(2) s). This is the
-///             law of the published beta = 4 tables (Tracy-Widom 1996/2000, Bornemann 2010): mean
-///             -2.306884893241, variance 0.5177237207726.
+/// The two conventions for beta = 4, which differ by sqrt 2 in the argument; named by that factor (the
+/// former name `original` did not say which of the two it meant):
+///   sqrt2:    F4(s) = F4u(sqrt(2) s), the law of Tracy & Widom (1996, Comm. Math. Phys. 177, 727-754) as tabulated
+///             (Tracy-Widom 1996/2000, Bornemann 2010) and what most sources call the sqrt(2) convention:
+///             mean -2.306884893241, variance 0.5177237207726 (the mean identifies a table's convention).
 ///   unscaled: F4u(s) = (det(I - B_s) + det(I + B_s)) / 2 = cosh(1/2 int_s^inf q) F2(s)^(1/2), on the same
 ///             argument scale as F1 and F2 (the one some software calls the Edelman / Dieng convention;
 ///             defined here by its formula, not by attribution): mean -3.262427902855 = sqrt(2) (-2.306884893241),
 ///             variance 1.035447441545 = 2 x 0.5177237207726.
+///   original: deprecated alias of sqrt2 (its name until issue 17; the CLI still accepts it, with a note).
 /// Ignored for beta = 1, 2.
-enum class Tw4Convention { original, unscaled };
+enum class Tw4Convention { sqrt2, unscaled, original = sqrt2 };
 
-/// The argument t with F4[to](t) = F4[from](s): unscaled = sqrt(2) x original (F4(s) = F4u(sqrt(2) s)).
+/// The argument t with F4[to](t) = F4[from](s): unscaled = sqrt(2) x sqrt2-convention argument (F4(s) = F4u(sqrt(2) s)).
 double tracy_widom4_convert(double s, Tw4Convention from, Tw4Convention to);
 
 /// Tracy-Widom CDF F_beta(s), beta in {1, 2, 4} (std::logic_error otherwise). Fredholm determinant as in the
@@ -59,16 +61,16 @@ double tracy_widom4_convert(double s, Tw4Convention from, Tw4Convention to);
 /// (relative error O(|s|^(-3/2)): 7e-4 for beta = 4 at its cut; O(|s|^(-3)) for beta = 2; absolute < 1e-20).
 /// Deift-Its-Krasovsky 2008, Comm. Math. Phys. 278, 643; Baik-Buckingham-DiFranco 2008, Comm. Math. Phys. 280, 463.
 /// Returns exactly 1 above s = 40 (1 - F < 1e-70) and 0 below s = -1000. NaN only for NaN s.
-double tracy_widom_cdf(double s, int beta, Tw4Convention convention = Tw4Convention::original);
+double tracy_widom_cdf(double s, int beta, Tw4Convention convention = Tw4Convention::sqrt2);
 
 /// Tracy-Widom density f_beta(s) = F_beta'(s), by the exact derivative of the discretised determinant
 /// (file comment); the left-tail expansion's derivative below the left cut, 0 above s = 40.
-double tracy_widom_pdf(double s, int beta, Tw4Convention convention = Tw4Convention::original);
+double tracy_widom_pdf(double s, int beta, Tw4Convention convention = Tw4Convention::sqrt2);
 
 /// Quantile: the s with F_beta(s) = p, p in (0, 1) (std::logic_error otherwise), by Boost's TOMS 748
 /// bracketing solver (Alefeld-Potra-Shi 1995) on the CDF. The absolute error is about 5e-16 / f_beta(s) (1.9e-14
 /// at worst for p in [0.01, 0.99]); near p = 1 it grows as f_beta -> 0.
-double tracy_widom_quantile(double p, int beta, Tw4Convention convention = Tw4Convention::original);
+double tracy_widom_quantile(double p, int beta, Tw4Convention convention = Tw4Convention::sqrt2);
 
 /// Mean, variance, skewness E(X - mu)^3 / sd^3 and excess kurtosis E(X - mu)^4 / sd^4 - 3.
 struct TracyWidomMoments {
@@ -82,13 +84,13 @@ struct TracyWidomMoments {
 /// (computed once for all betas, then cached). Published values (Bornemann 2010, Math. Comp. 79, moment table;
 /// Tracy-Widom 2000; Prahofer-Spohn 2000), reproduced to their printed (truncated) digits: beta = 2 mean
 /// -1.7710868074116, variance 0.8131947928329; beta = 1 mean -1.2065335745820, variance 1.6077810345810
-/// (we, and the independent reference, get 1.60778103458136: 3.6e-13 apart); beta = 4 (original) mean
+/// (we, and the independent reference, get 1.60778103458136: 3.6e-13 apart); beta = 4 (sqrt2) mean
 /// -2.306884893241, variance 0.5177237207726, skewness 0.1655094944 (a quoted 0.1655101985 is 7e-7 off).
 /// Computed: beta 1: -1.206533574582024, 1.607781034581355, 0.2934645240865, 0.1652429384555;
 /// beta 2: -1.771086807411602, 0.813194792832958, 0.2240842036107, 0.0934480876610;
-/// beta 4 (original): -2.306884893241101, 0.517723720772678, 0.1655094943523, 0.0491951565939.
+/// beta 4 (sqrt2): -2.306884893241101, 0.517723720772678, 0.1655094943523, 0.0491951565939.
 /// Unscaled beta = 4 moments follow by the sqrt 2 change of scale.
-TracyWidomMoments tracy_widom_moments(int beta, Tw4Convention convention = Tw4Convention::original);
+TracyWidomMoments tracy_widom_moments(int beta, Tw4Convention convention = Tw4Convention::sqrt2);
 
 /// Which centring/scaling of the largest eigenvalue of a white Wishart matrix.
 enum class WishartEdge {
