@@ -3,6 +3,7 @@ set(MOELAB_CUDA "AUTO" CACHE STRING "Build the CUDA backend: AUTO (when nvcc is 
 set_property(CACHE MOELAB_CUDA PROPERTY STRINGS AUTO ON OFF)
 option(MOELAB_BUILD_TESTS "Build the Catch2 tests" ON)
 option(MOELAB_BUILD_BENCH "Build the benchmark programs" ON)
+include(MoelabSanitize)  # MOELAB_SANITIZE=address,undefined (make test-asan)
 # x86-64-v3 = AVX2 + FMA: a fixed instruction set (not -march=native) so that results are
 # bit-identical on every machine of that level; Eigen's GEMM is ~2x faster than with SSE2 only.
 set(MOELAB_ARCH "auto" CACHE STRING "Target -march value: auto (x86-64-v3 when the build CPU has AVX2 and FMA), none, or any -march value")

@@ -5,7 +5,10 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "commands.hpp"
+#include "options.hpp"
 #include "moelab/core/backend.hpp"
 #include "moelab/catalogue/catalogue.hpp"
 #include "moelab/claims/verdict.hpp"
@@ -27,13 +30,13 @@ void add_check(CLI::App& app, int& exit_code) {
   auto* q = cmd->add_flag("--quick", quick, "small budget, under 2 minutes on 2 cores (default)");
   cmd->add_flag("--full", full, "large budget for tighter evidence")->excludes(q);
   cmd->add_option("--only", only, "only claims whose id contains PATTERN (or matches a glob with *)");
-  auto* one_seed = cmd->add_option("--seed", seed, "suite seed")->check(CLI::NonNegativeNumber);
+  auto* one_seed = int_option(cmd, "--seed", seed, 0, std::numeric_limits<std::int64_t>::max(), "suite seed");
   cmd->add_option("--seeds", seeds, "A..B: run the suite at every seed from A to B and write the verdict-stability table "
                                     "(stability.csv, stability.md) instead of check.csv")
       ->excludes(one_seed);
-  cmd->add_option("--alpha", alpha, "family-wise error level (Holm)")->check(CLI::Range(1e-12, 0.5));
+  real_option(cmd, "--alpha", alpha, real("", "").in(1e-12, 0.5), "family-wise error level (Holm)");
   cmd->add_option("--out-dir", out_dir, "where check.csv and check.md go");
-  cmd->add_option("--threads", threads, "OpenMP threads (0 = all)")->check(CLI::NonNegativeNumber);
+  threads_option(cmd, threads, "OpenMP threads (0 = all)");
   cmd->add_option("--backend", backend, "cpu, cuda or auto (claims run on the CPU reference; cuda is refused until they have a "
                                          "CUDA path)")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
@@ -42,6 +45,9 @@ void add_check(CLI::App& app, int& exit_code) {
     std::string why;
     if (!resolve_backend(*parse_backend(backend), CudaPath::none, &why))
       bad_option("--backend", fmt::format("cannot run the claims on cuda: {}", why));
+    // The outputs are checked before any work (issue 16).
+    if (out_dir.empty()) bad_option("--out-dir", "must be a directory path, got ''");
+    for (const char* f : {"/check.csv", "/check.md", "/stability.csv", "/stability.md"}) check_output("--out-dir", out_dir + f);
     const auto selected = catalogue::claims().select(only);
     if (selected.empty()) throw InputError("", 0, "--only", fmt::format("no claim matches '{}' (see moelab list claims)", only));
     if (threads > 0) set_num_threads(threads);

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "commands.hpp"
+#include "options.hpp"
 #include "moelab/core/csv.hpp"
 #include "moelab/core/error.hpp"
 #include "moelab/scenario/runner.hpp"
@@ -14,24 +17,35 @@ namespace moelab::cli {
 
 void add_run(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("run", "Run a scenario file and write its CSV");
-  static std::string path, out;
+  static std::string path, out, max_memory;
   static std::int64_t trials = 0, seed = -1;
   static int threads = -1;
   static std::string backend;
   cmd->add_option("scenario", path, "scenario TOML file")->required();
-  cmd->add_option("-o,--output", out, "CSV output path (default: the scenario's [output] csv)");
-  cmd->add_option("--trials", trials, "Monte-Carlo trials per sweep point (overrides the scenario)")->check(CLI::PositiveNumber);
-  cmd->add_option("--seed", seed, "random seed (overrides the scenario)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--threads", threads, "OpenMP threads (0 = all); results do not depend on it")->check(CLI::NonNegativeNumber);
+  auto* out_opt = output_option(cmd, "-o,--output", out, "CSV output path (default: the scenario's [output] csv)");
+  int_option(cmd, "--trials", trials, 1, 1000000000000000, "Monte-Carlo trials per sweep point (overrides the scenario)");
+  int_option(cmd, "--seed", seed, 0, std::numeric_limits<std::int64_t>::max(), "random seed (overrides the scenario)");
+  threads_option(cmd, threads, "OpenMP threads (0 = all); results do not depend on it");
+  cmd->add_option("--max-memory", max_memory, "refuse a run whose estimated memory exceeds this (e.g. 8G, 512M; default: the "
+                                              "machine's memory)")
+      ->check(CLI::Validator([](std::string& s) {
+        double b = 0;
+        return parse_memory_size(s, b) ? std::string() : "must be a size such as 8G, 512M, 64KiB or a number of bytes > 0, got '" + printable(s) + "'";
+      }, "SIZE"));
   cmd->add_option("--backend", backend, "cpu, cuda or auto (overrides the scenario; auto = cuda when a device and a CUDA path exist)")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
-  cmd->callback([&exit_code] {
+  cmd->callback([&exit_code, out_opt] {
     const Scenario sc = load_scenario(path);
+    // The output is checked before any work: a bad path must not cost the run (issue 16).
+    const std::string target = out_opt->count() > 0 ? out : sc.output_csv;
+    if (out_opt->count() > 0) check_output("--output", target);
+    else check_output("output.csv", target, sc.path);
     const StudyDef& study = study_for(sc, catalogue::studies());
     McBudget b = sc.budget;
     if (trials > 0) b.trials = trials;
     if (seed >= 0) b.seed = static_cast<std::uint64_t>(seed);
     if (threads >= 0) b.threads = threads;
+    if (!max_memory.empty()) (void)parse_memory_size(max_memory, b.max_memory);
     if (!backend.empty()) {
       b.backend = *parse_backend(backend);
       std::string why;
@@ -39,7 +53,6 @@ void add_run(CLI::App& app, int& exit_code) {
         bad_option("--backend", fmt::format("cannot run study '{}' on cuda: {}", sc.study, why));
     }
     const CsvTable table = run_scenario(study, sc, b);
-    const std::string target = out.empty() ? sc.output_csv : out;
     write_file_atomic(target, table.to_string());
     fmt::print("wrote {} ({} rows)\n", target, table.rows.size());
     for (const auto& [k, v] : table.metadata)

@@ -10,7 +10,11 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "commands.hpp"
+#include "options.hpp"
+#include "moelab/core/parallel.hpp"
 #include "moelab/bounds/growth.hpp"
 #include "moelab/catalogue/catalogue.hpp"
 #include "moelab/core/error.hpp"
@@ -19,6 +23,8 @@
 namespace moelab::cli {
 
 namespace {
+
+double max_memory = 0;  // --max-memory (0: the machine's memory)
 
 /// One list-valued option: its name (for messages), values, and the study parameter it sets.
 struct Axis {
@@ -30,9 +36,11 @@ struct Axis {
 /// Calls body(point) for every point of the cartesian product of the axes (first axis slowest).
 void for_each_point(const std::vector<Axis>& axes, const std::function<void(const std::vector<double>&)>& body) {
   std::vector<std::size_t> idx(axes.size(), 0);
-  std::size_t total = 1;
-  for (const auto& a : axes) total *= a.values->size();
-  if (total > 10000000) bad_option(axes.front().name, fmt::format("the grid has {} points (at most 1e7)", total));
+  // Counted in double: a product of list lengths can exceed 2^64 and must not wrap to a small grid.
+  double size = 1;
+  for (const auto& a : axes) size *= static_cast<double>(a.values->size());
+  if (size > 1e7) bad_option(axes.front().name, fmt::format("the grid has {:.4g} points (at most 1e7)", size));
+  const auto total = static_cast<std::size_t>(size);
   std::vector<double> point(axes.size());
   for (std::size_t n = 0; n < total; ++n) {
     for (std::size_t j = 0; j < axes.size(); ++j) point[j] = (*axes[j].values)[idx[j]];
@@ -88,7 +96,29 @@ CsvTable run_grid(const std::string& study_name, const std::vector<Axis>& axes, 
 }
 
 CLI::Option* list_option(CLI::App* cmd, const std::string& flag, std::vector<double>& v, const std::string& help) {
-  return cmd->add_option(flag, v, help + " (one value or a comma-separated list)")->delimiter(',')->capture_default_str();
+  return real_list_option(cmd, flag, v, help);
+}
+
+/// Refuses (exit 2, naming `key`) a command whose estimated memory exceeds --max-memory or the
+/// machine's memory, before any work; prints the estimate when it is large.
+void check_memory(const std::string& key, double bytes, const std::string& what) {
+  const double limit = max_memory > 0 ? max_memory : machine_memory_bytes();
+  if (!(bytes <= limit))
+    bad_option(key, fmt::format("the command would need about {} ({}), more than {} ({})", format_bytes(bytes), what,
+                                max_memory > 0 ? "--max-memory" : "this machine's memory", format_bytes(limit)));
+  if (bytes > 1e9) fmt::print(stderr, "moelab: estimate: about {} of memory ({})\n", format_bytes(bytes), what);
+}
+
+void add_max_memory(CLI::App* cmd) {
+  cmd->add_option_function<std::string>(
+         "--max-memory", [](const std::string& s) { (void)parse_memory_size(s, max_memory); },
+         "refuse a command whose estimated memory exceeds this (e.g. 8G, 512M; default: the machine's memory)")
+      ->check(CLI::Validator(
+          [](std::string& s) {
+            double b = 0;
+            return parse_memory_size(s, b) ? std::string() : "must be a size such as 8G, 512M or a number of bytes > 0";
+          },
+          "SIZE"));
 }
 
 void need(bool ok, const std::string& key, double x, const std::string& domain) {
@@ -123,8 +153,9 @@ void add_bound(CLI::App& app, int& exit_code) {
   list_option(thm, "--rademacher-scale", Rs, "instead of --rademacher: R_m(H) = scale / sqrt(m)");
   list_option(thm, "--delta", delta, "failure probability in (0, 1)");
   list_option(thm, "--max-gate-weight", wmax, "derived form: largest gate weight in (0, 1] (1/k for uniform weights)");
-  thm->add_option("-o,--output", out, "write the CSV here (atomically) instead of stdout");
+  output_option(thm, "-o,--output", out, "write the CSV here (atomically) instead of stdout");
   thm->callback([&exit_code] {
+    check_output("--output", out);
     const bool scaled = !Rs.empty();
     std::vector<double>& rad = scaled ? Rs : R;
     const std::vector<Axis> axes{{"--m", &m, "params.m"}, {"--T", &T, "params.T"}, {"--k", &k, "params.k"},
@@ -155,8 +186,9 @@ void add_bound(CLI::App& app, int& exit_code) {
   list_option(growth, "--m", m, "points, integer >= 1");
   list_option(growth, "--d", d, "Natarajan (or VC) dimension, integer >= 0");
   list_option(growth, "--labels", labels, "number of classes, integer >= 2");
-  growth->add_option("-o,--output", out, "write the CSV here (atomically) instead of stdout");
+  output_option(growth, "-o,--output", out, "write the CSV here (atomically) instead of stdout");
   growth->callback([&exit_code] {
+    check_output("--output", out);
     CsvTable t;
     t.columns = {"m", "d", "labels", "log_natarajan", "log_haussler_long", "log_sauer_shelah", "log_sauer_shelah_bound"};
     t.add_metadata("units", "natural logarithms of counts");
@@ -187,8 +219,9 @@ void add_bound(CLI::App& app, int& exit_code) {
   list_option(cov, "--R", Rad, "parameter radius, > 0");
   list_option(cov, "--M0", M0, "output bound, > 0");
   list_option(cov, "--delta", res, "resolution, in (0, kappa R M0)");
-  cov->add_option("-o,--output", out, "write the CSV here (atomically) instead of stdout");
+  output_option(cov, "-o,--output", out, "write the CSV here (atomically) instead of stdout");
   cov->callback([&exit_code] {
+    check_output("--output", out);
     const std::vector<Axis> axes{{"--P-attn", &P_attn, "params.P_attn"}, {"--P-exp", &P_exp, "params.P_exp"},
                                  {"--L", &L, "params.L"},             {"--M", &M, "params.M"},
                                  {"--k", &k, "params.k"},             {"--ell", &ell, "params.ell"},
@@ -226,10 +259,12 @@ void add_bound(CLI::App& app, int& exit_code) {
   list_option(pat, "--T", pT, "experts, integer in 2..64");
   list_option(pat, "--k", pk, "active experts, integer in 1..T-1");
   list_option(pat, "--d-N", pdN, "Natarajan dimension for Eq. 13 (0: d T)");
-  pat->add_option("--routers", routers, "routers drawn")->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}))->capture_default_str();
-  pat->add_option("--seed", seed, "random seed")->check(CLI::NonNegativeNumber)->capture_default_str();
-  pat->add_option("-o,--output", out, "write the CSV here (atomically) instead of stdout");
+  int_option(pat, "--routers", routers, 1, 100000000, "routers drawn")->capture_default_str();
+  int_option(pat, "--seed", seed, 0, std::numeric_limits<std::int64_t>::max(), "random seed")->capture_default_str();
+  output_option(pat, "-o,--output", out, "write the CSV here (atomically) instead of stdout");
+  add_max_memory(pat);
   pat->callback([&exit_code] {
+    check_output("--output", out);
     const std::vector<Axis> axes{{"--m", &pm, "params.m"}, {"--d", &pd, "params.d"}, {"--T", &pT, "params.T"},
                                  {"--k", &pk, "params.k"}, {"--d-N", &pdN, "params.d_N"}};
     for_each_point(axes, [&](const std::vector<double>& x) {
@@ -239,6 +274,15 @@ void add_bound(CLI::App& app, int& exit_code) {
       need_int(x[3], "--k", 1, x[2] - 1, fmt::format("T-1 = {}", x[2] - 1));
       need(x[4] >= 0, "--d-N", x[4], ">= 0");
     });
+    // bounds::count_routing_patterns holds the points (d m doubles), one 16-byte key per router, and
+    // per thread a T x d router and T x m scores plus up to 256 m masks; ~2 T d m operations per router.
+    double bytes = 0, worst_m = 0, worst_d = 0, worst_T = 0;
+    for_each_point(axes, [&](const std::vector<double>& x) {
+      const double b = 8 * x[1] * x[0] + 16.0 * static_cast<double>(routers) +
+                       num_threads() * (8 * x[2] * (x[1] + x[0]) + 8 * 256 * x[0]);
+      if (b > bytes) bytes = b, worst_m = x[0], worst_d = x[1], worst_T = x[2];
+    });
+    check_memory("--m", bytes, fmt::format("m = {}, d = {}, T = {}, {} routers", worst_m, worst_d, worst_T, routers));
     // One trial of bounds.patterns is one random router.
     emit_csv(run_grid("bounds.patterns", axes, "", routers, static_cast<std::uint64_t>(seed)), out);
     exit_code = kExitOk;
@@ -262,8 +306,10 @@ void add_kstar(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"definition5", "definition5_e", "theorem1"}))
       ->capture_default_str();
   cmd->add_flag("--curve", curve, "print E_approx, E_est and E_total for every k = 1..T instead of k*");
-  cmd->add_option("-o,--output", out, "write the CSV here (atomically) instead of stdout");
+  output_option(cmd, "-o,--output", out, "write the CSV here (atomically) instead of stdout");
+  add_max_memory(cmd);
   cmd->callback([&exit_code] {
+    check_output("--output", out);
     const std::vector<Axis> axes{{"--N", &N, "params.N"}, {"--m", &m, "params.m"}, {"--d-N", &dN, "params.d_N"},
                                  {"--T", &T, "params.T"}, {"--a", &a, "params.a"},   {"--b", &b, "params.b"},
                                  {"--delta", &delta, "params.delta"}};
@@ -277,6 +323,14 @@ void add_kstar(CLI::App& app, int& exit_code) {
                      need(x[6] > 0 && x[6] < 1, "--delta", x[6], "in (0, 1)");
                      if (curve && x[3] > 1000000) bad_option("--T", "--curve prints one row per k: at most 1e6");
                    });
+    if (curve) {
+      // One row per k = 1..T at every grid point: the rows, the CSV text and its copy (~100 bytes a cell).
+      double rows = 0;
+      for_each_point(axes, [&](const std::vector<double>& x) { rows += x[3]; });
+      const auto* study = catalogue::find_study("sparsity.tradeoff");
+      check_memory("--T", rows * 100.0 * static_cast<double>(study ? study->columns.size() : 10),
+                   fmt::format("--curve: {:.4g} rows", rows));
+    }
     CsvTable t = run_grid(curve ? "sparsity.tradeoff" : "sparsity.kstar", axes, fmt::format("form = \"{}\"\n", form));
     t.add_metadata("source", "compositional paper (arXiv 2410.13964), Sec. 4.3; docs/sparsity.md");
     emit_csv(t, out);

@@ -1,5 +1,5 @@
 // Subcommands of the `moelab` CLI: one file each. Exit codes (DESIGN.md): 0 ok, 1 a claim failed
-// (check), 2 bad input or usage, 3 runtime failure.
+// (check), 2 bad input or usage, 3 runtime failure, 130 interrupted (SIGINT/SIGTERM; nothing written).
 #pragma once
 
 #include <string>
@@ -10,7 +10,7 @@
 
 namespace moelab::cli {
 
-inline constexpr int kExitOk = 0, kExitClaimFailed = 1, kExitBadInput = 2, kExitRuntime = 3;
+inline constexpr int kExitOk = 0, kExitClaimFailed = 1, kExitBadInput = 2, kExitRuntime = 3, kExitInterrupted = 130;
 
 /// Each add_* registers a subcommand; its callback stores the exit code in `exit_code`.
 void add_list(CLI::App& app, int& exit_code);
@@ -25,6 +25,9 @@ void add_kstar(CLI::App& app, int& exit_code);
 void emit_csv(const CsvTable& t, const std::string& out);
 /// Throws InputError("command line", key, reason): exit code 2 with one message naming the option.
 [[noreturn]] void bad_option(const std::string& key, const std::string& reason);
+/// Before any work: `out` (given with option `key`; empty = stdout) must be able to take a file.
+/// `file` is where the path was given ("command line" or the scenario file); InputError otherwise.
+void check_output(const std::string& key, const std::string& out, const std::string& file = "command line");
 
 /// Directory holding scenarios/ (the source tree when run from a build, else the current directory).
 std::string scenario_dir();

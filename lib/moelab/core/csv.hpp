@@ -29,8 +29,19 @@ std::string format_cell(const CsvCell& cell);
 
 /// Writes `content` to `path` through a temporary file in the same directory, flushed and renamed,
 /// so that `path` is either its old content or the complete new one, never half-written.
-/// Throws RuntimeFailure when the directory is not writable.
+/// Throws RuntimeFailure when the directory is not writable, Interrupted when a signal arrived
+/// before the rename (the temporary is removed; `path` keeps its old content).
+/// The temporary is `.<name>.tmp.<pid>.XXXXXX` beside `path`; ones left by a killed process (its
+/// pid gone, or an older unnamed one over 10 minutes old) are removed by the next write or check.
 void write_file_atomic(const std::string& path, const std::string& content);
+
+/// Why `path` cannot take an output file ("" when it can), checked before any work: not empty, not a
+/// directory, not a device or other non-regular file, and its nearest existing ancestor directory is
+/// writable (missing directories are created at write time). Removes stale temporaries beside it.
+std::string output_path_problem(const std::string& path);
+
+/// Removes moelab's stale temporaries of `path` (see write_file_atomic); returns how many.
+int remove_stale_temporaries(const std::string& path);
 
 /// Parses a CSV produced by CsvTable::to_string (metadata lines, header, rows of plain fields).
 CsvTable parse_csv(const std::string& text);

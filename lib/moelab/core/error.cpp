@@ -4,12 +4,42 @@
 
 namespace moelab {
 
+std::string printable(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  for (std::size_t i = 0; i < n;) {
+    const unsigned char c = s[i];
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c), ++i;
+      continue;
+    }
+    // Length of a well-formed UTF-8 sequence starting here (RFC 3629: no overlongs, no surrogates).
+    std::size_t len = 0;
+    if (c >= 0xc2 && c <= 0xdf) len = 2;
+    else if (c >= 0xe0 && c <= 0xef) len = 3;
+    else if (c >= 0xf0 && c <= 0xf4) len = 4;
+    bool ok = len > 0 && i + len <= n;
+    for (std::size_t j = 1; ok && j < len; ++j) ok = (s[i + j] & 0xc0) == 0x80;
+    if (ok && len == 3) ok = !(c == 0xe0 && s[i + 1] < 0xa0) && !(c == 0xed && s[i + 1] >= 0xa0);
+    if (ok && len == 4) ok = !(c == 0xf0 && s[i + 1] < 0x90) && !(c == 0xf4 && s[i + 1] >= 0x90);
+    if (ok) {
+      out.append(text, i, len), i += len;
+    } else {
+      out += fmt::format("\\x{:02x}", c), ++i;
+    }
+  }
+  return out;
+}
+
 namespace {
 std::string format_input_error(const std::string& file, int line, const std::string& key, const std::string& reason) {
-  std::string where = file.empty() ? std::string("<input>") : file;
+  // Every part may come from the input (a path, a key, a value read from a file): printable only.
+  std::string where = file.empty() ? std::string("<input>") : printable(file);
   if (line > 0) where += fmt::format(":{}", line);
-  if (!key.empty()) return fmt::format("{}: key '{}': {}", where, key, reason);
-  return fmt::format("{}: {}", where, reason);
+  if (!key.empty()) return fmt::format("{}: key '{}': {}", where, printable(key), printable(reason));
+  return fmt::format("{}: {}", where, printable(reason));
 }
 }  // namespace
 

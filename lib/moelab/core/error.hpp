@@ -23,11 +23,22 @@ class InputError : public std::runtime_error {
   int line_;
 };
 
-/// A run that could not complete (I/O failure, interrupted run); exit code 3.
+/// A run that could not complete (I/O failure); exit code 3.
 class RuntimeFailure : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+/// The run was stopped by SIGINT/SIGTERM (core/interrupt.hpp); nothing partial was written. The CLI
+/// exits 130 (128 + SIGINT), as a shell does for a job stopped by Ctrl-C.
+class Interrupted : public RuntimeFailure {
+ public:
+  using RuntimeFailure::RuntimeFailure;
+};
+
+/// `text` safe to print on a terminal: valid UTF-8 is kept, control characters and bytes that are
+/// not valid UTF-8 are written as \xNN (a binary file's bytes must not reach the terminal raw).
+std::string printable(const std::string& text);
 
 [[noreturn]] void expectation_failed(const char* expr, const char* msg, const char* file, int line);
 

@@ -43,7 +43,7 @@ void install_interrupt_handlers() {
 bool interrupted() { return g_interrupted != 0; }
 
 void check_interrupted() {
-  if (interrupted()) throw RuntimeFailure("interrupted");
+  if (interrupted()) throw Interrupted("interrupted by a signal; nothing was written");
 }
 
 TempFileGuard::TempFileGuard(std::string path) : slot_(-1), path_(std::move(path)) {

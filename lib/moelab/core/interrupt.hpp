@@ -11,7 +11,9 @@ namespace moelab {
 void install_interrupt_handlers();
 /// True once SIGINT or SIGTERM was received.
 bool interrupted();
-/// Throws RuntimeFailure("interrupted") when interrupted() is true.
+/// Throws Interrupted (core/error.hpp; the CLI exits 130) when interrupted() is true. Polled between
+/// sweep points, between the iterations of parallel_for and in RunContext::advance, so a run stops
+/// within one trial (or one progress unit) of the signal.
 void check_interrupted();
 
 /// Registers a temporary file for removal on interrupt; release() once it has been renamed.

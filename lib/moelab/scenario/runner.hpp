@@ -26,7 +26,28 @@ RngKey point_key(std::uint64_t seed, const std::string& study, const SweepPoint&
 /// invalid point. Nothing runs.
 std::vector<std::any> prepare_scenario(const StudyDef& study, const Scenario& scenario);
 
-/// Throws InputError before any work when the study or any point is invalid.
+/// Memory this process may use: the smaller of the physical memory and the cgroup limit (bytes).
+double machine_memory_bytes();
+/// "3.5 GB", "812 MB", "4 kB" (decimal units, 2 significant digits past the point at most).
+std::string format_bytes(double bytes);
+/// Parses a memory size: "8G", "512M", "1.5e9", "64KiB", "2 GB" (k/M/G/T decimal, Ki/Mi/Gi/Ti binary,
+/// optional trailing B); false when it is not one.
+bool parse_memory_size(const std::string& text, double& bytes);
+
+/// What a run will hold and do, estimated before it starts (StudyDef::cost plus the frame's own
+/// storage: sweep points, trial results kept for reduce, rows).
+struct RunEstimate {
+  double frame_bytes = 0.0;   // the sweep, prepared points and output rows
+  double point_bytes = 0.0;   // the largest point's peak (cost model + kept trial results)
+  std::size_t worst_point = 0;
+  double work = 0.0;          // operations over all points (0 when the study has no cost model)
+  bool modelled = false;      // the study declares a cost model
+  double peak() const { return frame_bytes + point_bytes; }
+};
+
+/// Throws InputError before any work when the study or any point is invalid, or when the estimated
+/// memory (RunEstimate::peak) exceeds budget.max_memory (0: machine_memory_bytes()); prints the
+/// estimate on stderr when the run is long (over ~10 s of estimated work, or over 1 GB).
 CsvTable run_scenario(const StudyDef& study, const Scenario& scenario, const McBudget& budget);
 
 /// Runs one point of `study` from a TOML text of its parameters (tests, claims reusing a study).

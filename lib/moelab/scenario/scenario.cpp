@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 
 #include "moelab/core/error.hpp"
+#include "moelab/core/parallel.hpp"
+#include "moelab/scenario/runner.hpp"
 
 namespace moelab {
 
@@ -97,9 +99,12 @@ std::vector<toml_node_ptr> generate_axis(const toml::table& spec, const std::str
       if (!(std::fabs(from) < 9.2e18)) v.fail("from", fmt::format("is outside the 64-bit integer range: {}", from));
       if (!(std::fabs(to) < 9.2e18)) v.fail("to", fmt::format("is outside the 64-bit integer range: {}", to));
       std::vector<std::int64_t> ns;
+      // The values are monotone in i (linear or log spacing, exact endpoints), so rounding can repeat a
+      // value only next to itself: drop consecutive repeats (linear time; a 1e7-step axis once took
+      // quadratic time here).
       for (const double x : xs) {
         const std::int64_t n = std::llround(x);
-        if (std::find(ns.begin(), ns.end(), n) == ns.end()) ns.push_back(n);  // rounding may repeat values
+        if (ns.empty() || ns.back() != n) ns.push_back(n);
       }
       for (const std::int64_t n : ns) out.push_back(std::make_unique<toml::value<std::int64_t>>(n));
     } else {
@@ -177,8 +182,19 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
   s.budget.trials = v.get_int_at_least("monte_carlo.trials", 1, s.budget.trials);
   s.budget.seed = static_cast<std::uint64_t>(v.get_int_at_least("monte_carlo.seed", 0, 1));
   const std::int64_t threads = v.get_int_at_least("monte_carlo.threads", 0, 0);
-  if (threads > 65536) v.fail("monte_carlo.threads", fmt::format("must be <= 65536, got {}", threads));
+  if (threads > max_threads())
+    v.fail("monte_carlo.threads", fmt::format("must be at most {} (64 per hardware thread, within the process limits), got {}",
+                                              max_threads(), threads));
   s.budget.threads = static_cast<int>(threads);
+  if (const toml::node* mm = v.find("monte_carlo.max_memory")) {
+    double bytes = 0;
+    const auto* text = mm->as_string();
+    if (const auto* i = mm->as_integer()) bytes = static_cast<double>(i->get());
+    v.mark_used("monte_carlo.max_memory");
+    if ((text && !parse_memory_size(text->get(), bytes)) || (!text && !mm->as_integer()) || !(bytes > 0))
+      v.fail("monte_carlo.max_memory", "must be a size such as \"8G\", \"512M\" or a number of bytes > 0");
+    s.budget.max_memory = bytes;
+  }
   const auto backend = v.get_choice("monte_carlo.backend", {"cpu", "cuda", "auto"}, "auto");
   s.budget.backend = *parse_backend(backend);
   v.check_all_used("monte_carlo");
@@ -264,6 +280,8 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
 }
 
 Scenario load_scenario(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path, 0, "", "is a directory, not a scenario file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "", "cannot read file");
   std::ostringstream text;

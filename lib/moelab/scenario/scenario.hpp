@@ -28,6 +28,7 @@ struct McBudget {
   std::uint64_t seed = 1;
   int threads = 0;
   BackendRequest backend = BackendRequest::automatic;  // [monte_carlo] backend / --backend
+  double max_memory = 0.0;  // bytes a run may hold (--max-memory); 0 = the machine's memory (runner.hpp)
 };
 
 struct SweepAxis {

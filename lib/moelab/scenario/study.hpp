@@ -24,6 +24,7 @@
 
 #include "moelab/core/backend.hpp"
 #include "moelab/core/csv.hpp"
+#include "moelab/core/interrupt.hpp"
 #include "moelab/core/keys.hpp"
 #include "moelab/core/parallel.hpp"
 #include "moelab/core/progress.hpp"
@@ -182,9 +183,22 @@ struct RunContext {
   std::int64_t trials = 0;    // the budget, in the study's trial unit
   Backend backend = Backend::cpu;
   Progress* progress = nullptr;  // advance(1) per trial for `evaluate` studies that loop themselves
+  /// Records finished units; throws Interrupted once SIGINT/SIGTERM was received (a study's own
+  /// loop stops within one unit of a Ctrl-C).
   void advance(std::size_t units = 1) const {
     if (progress) progress->advance(units);
+    check_interrupted();
   }
+};
+
+/// What one sweep point will cost (hardening, issue 16), estimated from its parameters before
+/// anything runs: `bytes`, the peak memory the point holds while it runs (all threads together), and
+/// `work`, its floating-point operations (order of magnitude is enough). The runner refuses (exit 2) a
+/// run whose largest point exceeds the memory limit and prints the estimate of long runs. Doubles, so
+/// that absurd parameters give large numbers rather than a wrapped integer.
+struct StudyCost {
+  double bytes = 0.0;
+  double work = 0.0;
 };
 
 using Metadata = std::vector<std::pair<std::string, std::string>>;
@@ -203,6 +217,10 @@ struct StudyDef {
   std::function<std::size_t(const std::any&, std::int64_t trials)> work;            // progress units
   std::function<void(const std::any&, const RunContext&, RowSink&)> run;
   std::function<Metadata(const TableView&)> summarize;  // optional: metadata over all rows
+  /// Optional cost model of one point (set with set_cost<Point>); without it the runner counts only
+  /// what the frame itself holds (the trial results of define_trial_study, the rows).
+  std::function<StudyCost(const std::any&, std::int64_t trials)> cost;
+  double result_bytes_per_trial = 0.0;  // sizeof(T) of define_trial_study (the results kept until reduce)
 
   std::vector<std::string> column_names() const;
 };
@@ -215,6 +233,7 @@ StudyDef define_trial_study(StudyDef def, std::function<Point(const PointParams&
                             std::function<void(const Point&, std::span<const T>, const RunContext&, RowSink&)> reduce) {
   def.prepare = [prepare](const PointParams& p) { return std::any(prepare(p)); };
   def.work = [](const std::any&, std::int64_t trials) { return static_cast<std::size_t>(trials); };
+  def.result_bytes_per_trial = static_cast<double>(sizeof(T));
   def.run = [trial, reduce](const std::any& a, const RunContext& ctx, RowSink& rows) {
     const Point& point = std::any_cast<const Point&>(a);
     const auto results = parallel_map<T>(static_cast<std::size_t>(ctx.trials), [&](std::size_t t) {
@@ -241,6 +260,17 @@ StudyDef define_study(StudyDef def, std::function<Point(const PointParams&)> pre
     evaluate(std::any_cast<const Point&>(a), ctx, rows);
   };
   return def;
+}
+
+/// Declares the cost model of a study built with define_trial_study / define_study over `Point`:
+/// `cost(point, trials)` returns the point's peak bytes and its operations (StudyCost). For a trial
+/// study give the memory of the trials running at once (threads x one trial's working set) and of
+/// what the point keeps; the frame adds trials x sizeof(T) for the kept results itself.
+///   set_cost<RiskPoint>(def, [](const RiskPoint& p, std::int64_t trials) {
+///     return StudyCost{8.0 * p.n * p.d * num_threads(), 2.0 * p.n * p.d * p.d * trials}; });
+template <class Point>
+void set_cost(StudyDef& def, std::function<StudyCost(const Point&, std::int64_t trials)> cost) {
+  def.cost = [cost](const std::any& a, std::int64_t trials) { return cost(std::any_cast<const Point&>(a), trials); };
 }
 
 /// `moelab describe`: parameters (key, type, domain, default, unit, doc) and columns, as text.

@@ -1,0 +1,231 @@
+// Hostile input to the moelab executable (issue 16): one test per class of defect found, each case a
+// command that once crashed, answered wrongly with exit 0, or exited with the wrong code. Every bad
+// input must exit 2 with a message naming the option or key, write nothing, and never reach the
+// "internal error" path.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int code;
+  std::string out;
+};
+
+Result run_shell(const std::string& cmd) {
+  FILE* p = ::popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  const int status = ::pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+Result run(const std::string& args) { return run_shell(std::string(MOELAB_EXE) + " " + args + " 2>&1"); }
+
+fs::path scratch(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / "moelab_hardening_test";
+  fs::create_directories(d);
+  return d / name;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+fs::path write(const std::string& name, const std::string& text) {
+  const fs::path p = scratch(name);
+  std::ofstream(p) << text;
+  return p;
+}
+
+const std::string kScenarios = std::string(MOELAB_SOURCE_DIR) + "/scenarios/";
+
+/// A refused input: exit 2, the message names `key`, no internal error, no source path.
+void require_refused(const Result& r, const std::string& key) {
+  INFO(r.out);
+  CHECK(r.code == 2);
+  CHECK(r.out.find(key) != std::string::npos);
+  CHECK(r.out.find("internal") == std::string::npos);
+  CHECK(r.out.find(".cpp") == std::string::npos);
+  CHECK(r.out.size() < 600);  // one readable message, never a 309-digit bound
+}
+
+const char* kTw = "study = \"spectra.tw\"\n[params]\nn = 40\np = 20\n[monte_carlo]\ntrials = 10\n";
+
+}  // namespace
+
+TEST_CASE("thread counts above what the runtime can create are refused, not crashed on", "[cli][hardening]") {
+  const fs::path out = scratch("threads.csv");
+  fs::remove(out);
+  const fs::path sc = write("threads.toml", std::string(kTw) + "threads = 65536\n");
+  require_refused(run("run " + sc.string() + " -o " + out.string()), "monte_carlo.threads");
+  require_refused(run("run " + write("tw.toml", kTw).string() + " --threads 65536 -o " + out.string()), "--threads");
+  require_refused(run("check --threads 65536 --only nothing"), "--threads");
+  const Result env = run_shell("OMP_NUM_THREADS=65536 " + std::string(MOELAB_EXE) + " list studies 2>&1");
+  CHECK(env.code == 2);
+  CHECK(env.out.find("OMP_NUM_THREADS") != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+}
+
+TEST_CASE("64-bit values beyond a parameter's domain are refused, never narrowed", "[cli][hardening]") {
+  const fs::path out = scratch("wrap.csv");
+  fs::remove(out);
+  // 4294967336 = 2^32 + 40 once ran as n = 40; 2^32 bins once became 0 and crashed.
+  require_refused(run("run " + write("n.toml", "study = \"spectra.tw\"\n[params]\nn = 4294967336\np = 20\n").string() + " -o " +
+                      out.string()),
+                  "params.n");
+  require_refused(run("run " + write("bins.toml", "study = \"spectra.tw\"\n[params]\nn = 40\np = 20\nbins = 4294967296\n").string() + " -o " +
+                      out.string()),
+                  "params.bins");
+  require_refused(run("run " + write("tw.toml", kTw).string() + " --trials 99999999999999999999 -o " + out.string()), "--trials");
+  require_refused(run("run " + write("tw.toml", kTw).string() + " --trials 2.5 -o " + out.string()), "--trials");
+  require_refused(run("bound patterns --m 4294967312 --routers 10"), "--m");
+  require_refused(run("bound patterns --seed -1 --routers 10"), "--seed");
+  CHECK_FALSE(fs::exists(out));
+  // An exact integer in scientific notation is an integer.
+  CHECK(run("bound patterns --m 4 --routers 1e2").code == 0);
+}
+
+TEST_CASE("NaN and infinities are refused wherever a finite value is meant, naming the option", "[cli][hardening]") {
+  require_refused(run("spectrum tw --quantile nan"), "--quantile");
+  require_refused(run("spectrum tw --to inf --points 3"), "--to");
+  require_refused(run("spectrum tw --from nan"), "--from");  // once blamed on --to
+  require_refused(run("spectrum mp --c nan"), "--c");        // once an internal check, exit 3
+  require_refused(run("spectrum spike --ell nan"), "--ell");
+  require_refused(run("spectrum mp --c 1e400"), "--c");
+  require_refused(run("bound theorem1 --delta nan"), "--delta");
+  require_refused(run("kstar --m inf"), "--m");
+}
+
+TEST_CASE("list options refuse empty items instead of dropping them", "[cli][hardening]") {
+  require_refused(run("bound theorem1 --m 1,,2"), "--m");
+  require_refused(run("bound theorem1 --m ,1"), "--m");
+  require_refused(run("kstar --T 4,"), "--T");
+  require_refused(run("spectrum ds --atoms 1,,2 --weights 0.5,0.5"), "--atoms");
+  CHECK(run("bound theorem1 --m 100,200").code == 0);
+}
+
+TEST_CASE("an empty output path, a directory or an unwritable place is refused before any work", "[cli][hardening]") {
+  require_refused(run("run " + write("tw.toml", kTw).string() + " -o ''"), "--output");
+  require_refused(run("spectrum mp -o ''"), "--output");
+  // A directory is found when the options are read, not after the computation (once exit 3).
+  const auto t0 = std::chrono::steady_clock::now();
+  require_refused(run("run " + write("big.toml", "study = \"spectra.tw\"\n[params]\nn = 400\np = 200\n[monte_carlo]\ntrials = "
+                                                 "100000\n").string() + " -o " + fs::temp_directory_path().string()),
+                  "is a directory");
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));  // 1e5 Wishart matrices would take minutes
+  std::ofstream(scratch("plain_file")) << "x";
+  require_refused(run("kstar -o " + (scratch("plain_file") / "x.csv").string()), "--output");
+  require_refused(run("spectrum mp -o /dev/null"), "--output");  // a device is never replaced by rename
+  const fs::path d = scratch("outdir_sc");
+  fs::create_directories(d / "x.csv");
+  require_refused(run("run " + write("dirout.toml", std::string(kTw) + "[output]\ncsv = \"" + (d / "x.csv").string() + "\"\n").string()),
+                  "output.csv");
+}
+
+TEST_CASE("a grid whose size overflows is refused and leaves an existing output untouched", "[cli][hardening]") {
+  std::string list;
+  for (int i = 1; i <= 200; ++i) list += (i > 1 ? "," : "") + std::to_string(i * 100);
+  // 200^9 = 5e20 points wraps a 64-bit count (once to 0 rows, exit 0, output replaced).
+  const fs::path keep = scratch("keep.csv");
+  std::ofstream(keep) << "keep\n";
+  const std::string l = " " + list;
+  const Result r = run("bound theorem1 --m" + l + " --T" + l + " --k 1 --N" + l + " --d-N" + l + " --C" + l + " --rademacher" + l +
+                       " --max-gate-weight 1 --delta 0.05 -o " + keep.string());
+  require_refused(r, "points (at most 1e7)");
+  CHECK(slurp(keep) == "keep\n");
+  require_refused(run("kstar --m" + l + " --T" + l + " --N" + l + " --a" + l + " --b" + l + " -o " + keep.string()),
+                  "(at most 1e7)");
+  CHECK(slurp(keep) == "keep\n");
+}
+
+TEST_CASE("messages are about the right thing: directories, non-numbers, binary bytes", "[cli][hardening]") {
+  const Result dir = run("run " + fs::temp_directory_path().string());
+  require_refused(dir, "is a directory, not a scenario file");
+  const Result abc = run("run " + write("tw.toml", kTw).string() + " --threads abc");
+  require_refused(abc, "--threads");
+  CHECK(abc.out.find("'abc'") != std::string::npos);
+  const Result neg = run("run " + write("tw.toml", kTw).string() + " --trials -5");
+  require_refused(neg, "--trials");
+  CHECK(neg.out.find("an integer in [1,") != std::string::npos);
+  // A covariance file of binary bytes: the message shows them escaped, not raw.
+  std::ofstream(scratch("bin.txt"), std::ios::binary) << "1 \x01\xff\xfe 2\n";
+  const fs::path cov = write("cov.toml", "study = \"noisy.risk\"\n[model]\nk = 1\nblock_sizes = [2]\np = [1.0]\nsigma2 = 1\n"
+                                         "[model.covariance]\nkind = \"file\"\npath = \"" + scratch("bin.txt").string() + "\"\n"
+                                         "[model.beta]\nkind = \"random\"\nseed = 1\n");
+  const Result bin = run("run " + cov.string() + " -o " + scratch("cov.csv").string());
+  INFO(bin.out);
+  CHECK(bin.code == 2);
+  CHECK(bin.out.find("\\xff\\xfe") != std::string::npos);
+  CHECK(bin.out.find('\xff') == std::string::npos);
+}
+
+TEST_CASE("a run whose estimated memory exceeds the limit is refused with the estimate", "[cli][hardening]") {
+  const fs::path out = scratch("mem.csv");
+  fs::remove(out);
+  // 1e12 trials keep 1e12 results: terabytes, refused before the first trial (once bad_alloc after 31 s).
+  const Result huge = run("run " + write("tw.toml", kTw).string() + " --trials 1000000000000 -o " + out.string());
+  require_refused(huge, "monte_carlo.max_memory");
+  CHECK(huge.out.find("TB") != std::string::npos);
+  // --max-memory lowers the limit; the estimate of a small run fits the default.
+  require_refused(run("run " + write("tw.toml", kTw).string() + " --max-memory 1k -o " + out.string()), "--max-memory");
+  require_refused(run("run " + write("tw.toml", kTw).string() + " --max-memory lots -o " + out.string()), "--max-memory");
+  // A 1e7-point sweep is refused against a small limit before its points are built.
+  const fs::path sweep = write("sweep.toml", "study = \"sparsity.kstar\"\n[params]\nN = 4\nm = 10000\nd_N = 2\nT = 64\n"
+                                             "[sweep]\n\"params.m\" = {from = 1, to = 1e7, steps = 10000000}\n"
+                                             "[monte_carlo]\nmax_memory = \"100M\"\n");
+  require_refused(run("run " + sweep.string() + " -o " + out.string()), "sweep points");
+  CHECK_FALSE(fs::exists(out));
+  require_refused(run("kstar --curve --T 1000000 --N 1,2,3,4,5,6,7,8,9,10 --max-memory 100M"), "--T");
+  require_refused(run("bound patterns --m 1000000 --d 10000 --routers 100000000 --max-memory 1G"), "--m");
+  CHECK(run("run " + write("tw.toml", kTw).string() + " -o " + out.string()).code == 0);
+}
+
+TEST_CASE("SIGINT stops a long point within a second, exits 130 and writes nothing", "[cli][hardening][signal]") {
+  const fs::path out = scratch("sigint.csv");
+  fs::remove(out);
+  // A stale temporary of a killed run (pid 2^22 + 1 is above the kernel's default pid_max... or dead).
+  const fs::path stale = scratch(".sigint.csv.tmp.4194305.AbCdEf");
+  std::ofstream(stale) << "partial";
+  // One point of 10^6 Wishart matrices (n = 400, p = 200): minutes of work in one sweep point.
+  const fs::path sc = write("long.toml", "study = \"spectra.tw\"\n[params]\nn = 400\np = 200\n[monte_carlo]\ntrials = 1000000\n");
+  const std::string exe = MOELAB_EXE, a1 = "run", a2 = sc.string(), a3 = "-o", a4 = out.string();
+  char* argv[] = {const_cast<char*>(exe.c_str()), const_cast<char*>(a1.c_str()), const_cast<char*>(a2.c_str()),
+                  const_cast<char*>(a3.c_str()), const_cast<char*>(a4.c_str()), nullptr};
+  pid_t pid = 0;
+  REQUIRE(::posix_spawn(&pid, exe.c_str(), nullptr, nullptr, argv, environ) == 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const auto t0 = std::chrono::steady_clock::now();
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  // ~1 s asked; one Wishart matrix of this size takes ~10 ms, so 2 s leaves room for a loaded machine.
+  CHECK(seconds < 2.0);
+  CHECK_FALSE(fs::exists(out));
+  // The next write beside it removes the dead process's temporary.
+  REQUIRE(run("run " + write("tw.toml", kTw).string() + " -o " + out.string()).code == 0);
+  CHECK_FALSE(fs::exists(stale));
+}
