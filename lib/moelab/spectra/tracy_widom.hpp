@@ -21,13 +21,14 @@
 // Accuracy (tests/spectra/tracy_widom_test.cpp against tests/data/spectra/tracy_widom_reference.csv, an
 // independent mpmath + longdouble computation good to ~1e-17), measured with g++ 12 on x86-64:
 //   CDF and density: max absolute error 8e-16 / 1.1e-15 over s in [-9, 6] (beta 2), [-10, 8] (beta 1),
-//   [-9, 5] (beta 4, sqrt2 convention); relative error <= 2e-11 where the value is >= 1e-6, and still 3e-7 (beta 2,
-//   F = 3e-27 at s = -9), 3e-5 (beta 1, F = 5e-22 at s = -10) at the left cuts: the determinant's relative
-//   error grows like eps / (1 - largest eigenvalue of K_s), far slower than F itself decays;
+//   [-9, 5] (beta 4, sqrt2 convention); relative error <= 2e-11 where the value is >= 1e-6;
 //   quantiles at p = 0.01 ... 0.99: max absolute error 1.9e-14 (about 5e-16 / f_beta(s));
 //   moments: within 1e-13 of the reference, and of the published values (see tracy_widom_moments).
-// Far in the left tail (F < 1e-20, see tracy_widom_cdf) the leading asymptotic expansion is returned instead
-// (relative error 7e-4 for beta = 4 at the cut, absolute < 1e-23).
+// Left tail (issue 17): the determinant's relative error grows like eps / (1 - largest eigenvalue of K_s) as s
+// decreases, so below s = -7 (beta 1, 2) / -7.75 (beta 4, unscaled) the left-tail series of Painleve II is used
+// instead (tracy_widom_cdf). Against an mpmath Painleve II reference (tests/data/spectra/tracy_widom_left_tail.csv,
+// s in [-16, -3]): relative error <= 4.2e-10 (cdf) / 1.2e-10 (pdf) everywhere, 1e-14 below s = -9; relative jump at
+// the cuts <= 4e-10.
 // Cost (Release build, one core of a shared x86-64 VM): CDF 10 us (beta 2), 34 us (beta 1), 41-62 us (beta 4);
 // density 11 / 56 / 84-127 us; quantile 0.15 / 0.46 / 0.67 ms (beta 2 / 1 / 4); moments 75 ms on the first call
 // (all three betas), then cached. The Airy table is built once (~5 ms) on first use.
@@ -52,19 +53,20 @@ enum class Tw4Convention { sqrt2, unscaled, original = sqrt2 };
 double tracy_widom4_convert(double s, Tw4Convention from, Tw4Convention to);
 
 /// Tracy-Widom CDF F_beta(s), beta in {1, 2, 4} (std::logic_error otherwise). Fredholm determinant as in the
-/// file comment, m = 48 Gauss-Legendre nodes. For s below the left cut
-/// (-9 for beta = 2, -10 for beta = 1, -12 for unscaled beta = 4), where F < 1e-20, returns the leading
-/// left-tail asymptotics (Deift-Its-Krasovsky 2008 for beta = 2; Baik-Buckingham-DiFranco 2008 for 1, 4):
-///   F2(s) ~ tau2 |s|^(-1/8) exp(-|s|^3/12),                           tau2 = 2^(1/24) e^(zeta'(-1)),
-///   F1(s) ~ tau1 |s|^(-1/16) exp(-|s|^3/24 - |s|^(3/2)/(3 sqrt 2)),   tau1 = 2^(-11/48) e^(zeta'(-1)/2),
-///   F4u(s) ~ tau4 |s|^(-1/16) exp(-|s|^3/24 + |s|^(3/2)/(3 sqrt 2)),  tau4 = 2^(-35/48) e^(zeta'(-1)/2),
-/// (relative error O(|s|^(-3/2)): 7e-4 for beta = 4 at its cut; O(|s|^(-3)) for beta = 2; absolute < 1e-20).
-/// Deift-Its-Krasovsky 2008, Comm. Math. Phys. 278, 643; Baik-Buckingham-DiFranco 2008, Comm. Math. Phys. 280, 463.
+/// file comment, m = 48 Gauss-Legendre nodes. For s below the left cut (-7 for beta = 1, 2, -7.75 for unscaled
+/// beta = 4), the left-tail series of the Hastings-McLeod solution q of Painleve II (Tracy-Widom 1994), summed to
+/// its smallest term: with t = -s, x = t^(-3), q ~ sqrt(t/2) sum_k a_k x^k (a = 1, -1/8, -73/128, -10657/1024, ...,
+/// from the recurrence of q'' = s q + 2 q^3), and
+///   log F2(s) = -t^3/12 - log(t)/8 + log tau2 + sum_{k>=2} c_k t^(3-3k)   ((log F2)'' = -q^2),
+///   F1 = exp(-u/2) F2^(1/2),  F4u = cosh(u/2) F2^(1/2),  u = int_s^inf q = (sqrt 2/3) t^(3/2) + log(2)/2 + ...,
+/// tau2 = 2^(1/24) e^(zeta'(-1)) (Deift-Its-Krasovsky 2008, Comm. Math. Phys. 278, 643; the constant of u from
+/// Baik-Buckingham-DiFranco 2008, Comm. Math. Phys. 280, 463). Relative error <= 1.1e-10 at the cuts, 1e-14 below
+/// s = -9 (the series' truncation error is ~exp(-(2 sqrt 2 / 3) t^(3/2))).
 /// Returns exactly 1 above s = 40 (1 - F < 1e-70) and 0 below s = -1000. NaN only for NaN s.
 double tracy_widom_cdf(double s, int beta, Tw4Convention convention = Tw4Convention::sqrt2);
 
 /// Tracy-Widom density f_beta(s) = F_beta'(s), by the exact derivative of the discretised determinant
-/// (file comment); the left-tail expansion's derivative below the left cut, 0 above s = 40.
+/// (file comment); the left-tail series' derivative below the left cut, 0 above s = 40.
 double tracy_widom_pdf(double s, int beta, Tw4Convention convention = Tw4Convention::sqrt2);
 
 /// Quantile: the s with F_beta(s) = p, p in (0, 1) (std::logic_error otherwise), by Boost's TOMS 748
