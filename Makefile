@@ -36,7 +36,7 @@ DEB_PACKAGES := libeigen3-dev libboost-dev libfmt-dev catch2 libcli11-dev libtom
                 cmake ninja-build g++ gnuplot-nox
 BENCH_PACKAGES := python3 python3-numpy libopenblas0-pthread
 
-.PHONY: all deps deps-bench configure build run plots test test-slow bench clean clean-results
+.PHONY: all deps deps-bench configure build run plots test test-slow test-asan fuzz bench clean clean-results
 
 all: build
 
@@ -105,6 +105,22 @@ test: build
 
 test-slow: build
 	ctest --test-dir $(BUILD_DIR) -L slow --output-on-failure -j2
+
+# The fast suite under AddressSanitizer + UndefinedBehaviorSanitizer, in its own build directory
+# (cmake/MoelabSanitize.cmake; a full build, slow on 2 cores). Results: docs/hardening.md.
+ASAN_DIR ?= build-asan
+test-asan:
+	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DMOELAB_SANITIZE=address,undefined \
+	  -DMOELAB_CUDA=OFF -DMOELAB_BUILD_BENCH=OFF $(CMAKE_ARGS)
+	cmake --build $(ASAN_DIR) -j$(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir $(ASAN_DIR) -L fast --output-on-failure -j$(JOBS)
+
+# Deterministic mutation fuzzing of the scenario parser and the CLI option parsers
+# (tests/fuzz/fuzz_test.cpp); FUZZ_SECONDS split over both targets. Findings: $(BUILD_DIR)/fuzz-findings.
+FUZZ_SECONDS ?= 60
+fuzz: build
+	MOELAB_FUZZ_SECONDS=$(FUZZ_SECONDS) ./$(BUILD_DIR)/tests/test_fuzz "[.fuzz_long]" --durations yes
 
 # Each workload once, moelab side by side with the NumPy baseline on the same CPU (bench/*_side_by_side.sh;
 # the exact commands and the recorded numbers are in bench/RESULTS.md). BENCH_TRIALS: Fig. 3 trials per n.

@@ -196,6 +196,9 @@ void add_bound(CLI::App& app, int& exit_code) {
       need_int(x[0], "--m", 1);
       need_int(x[1], "--d", 0);
       need_int(x[2], "--labels", 2);
+      // The growth sums have min(d, m) + 1 terms (bounds/growth.cpp sums at most 1e7); found by the fuzzer.
+      if (std::min(x[0], x[1]) > 1e7)
+        bad_option("--d", fmt::format("min(d, m) must be at most 1e7 (the sums have min(d, m) + 1 terms), got d = {}, m = {}", x[1], x[0]));
       const double nan = std::nan("");
       t.add_row({x[0], x[1], x[2], bounds::log_natarajan_growth(x[0], x[1], x[2]), bounds::log_haussler_long(x[0], x[1], x[2]),
                  bounds::log_sauer_shelah(x[0], x[1]),

@@ -125,6 +125,11 @@ TEST_CASE("list options refuse empty items instead of dropping them", "[cli][har
   CHECK(run("bound theorem1 --m 100,200").code == 0);
 }
 
+TEST_CASE("fuzz findings stay fixed", "[cli][hardening]") {
+  // tests/fuzz: growth sums over min(d, m) > 1e7 terms ended in an internal check (exit 3).
+  require_refused(run("bound growth --m 1e12 --d 2,4294967336 --labels 3,3"), "--d");
+}
+
 TEST_CASE("an empty output path, a directory or an unwritable place is refused before any work", "[cli][hardening]") {
   require_refused(run("run " + write("tw.toml", kTw).string() + " -o ''"), "--output");
   require_refused(run("spectrum mp -o ''"), "--output");
