@@ -1,0 +1,285 @@
+// The Python module `moelab` (pybind11): the catalogue's studies and claims, and closed forms, for
+// notebooks. Everything runs the same C++ as the CLI: `moelab.run(...)` is `moelab run` on a
+// scenario built from a dict, `moelab.check(...)` is `moelab check`. Bad input raises ValueError with
+// the CLI's message (file, key, reason); nothing is printed.
+//
+//   import moelab, pandas as pd
+//   r = moelab.run("spectra.spike", {"params": {"M": 100, "c": 0.5, "ell": 4.0}}, trials=200)
+//   df = pd.DataFrame(r["data"]); r["metadata"]["backend"]
+//   moelab.run("spectra.spike", {...}, sweep={"params.ell": [1.0, 2.0, 4.0]})
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <toml++/toml.h>
+
+#include "moelab/catalogue/catalogue.hpp"
+#include "moelab/claims/verdict.hpp"
+#include "moelab/core/error.hpp"
+#include "moelab/core/parallel.hpp"
+#include "moelab/core/progress.hpp"
+#include "moelab/core/version.hpp"
+#include "moelab/scenario/runner.hpp"
+#include "moelab/spectra/marchenko_pastur.hpp"
+#include "moelab/spectra/spiked_covariance.hpp"
+#include "moelab/spectra/tracy_widom.hpp"
+
+namespace py = pybind11;
+using namespace moelab;
+
+namespace {
+
+/// A Python value as a TOML node (dict -> table, list/tuple -> array, bool, int, float, str).
+void insert_value(toml::table& t, const std::string& key, const py::handle& v, const std::string& path);
+
+toml::array to_array(const py::handle& seq, const std::string& path) {
+  toml::array a;
+  std::size_t i = 0;
+  for (const auto& item : seq) {
+    toml::table holder;
+    insert_value(holder, "x", item, fmt::format("{}[{}]", path, i++));
+    a.push_back(std::move(*holder.get("x")));
+  }
+  return a;
+}
+
+toml::table to_table(const py::dict& d, const std::string& path) {
+  toml::table t;
+  for (const auto& [k, v] : d) {
+    if (!py::isinstance<py::str>(k)) throw py::value_error(fmt::format("{}: keys must be strings", path.empty() ? "params" : path));
+    const auto key = k.cast<std::string>();
+    insert_value(t, key, v, path.empty() ? key : path + "." + key);
+  }
+  return t;
+}
+
+void insert_value(toml::table& t, const std::string& key, const py::handle& v, const std::string& path) {
+  if (py::isinstance<py::bool_>(v)) t.insert_or_assign(key, v.cast<bool>());
+  else if (py::isinstance<py::int_>(v)) t.insert_or_assign(key, v.cast<std::int64_t>());
+  else if (py::isinstance<py::float_>(v)) t.insert_or_assign(key, v.cast<double>());
+  else if (py::isinstance<py::str>(v)) t.insert_or_assign(key, v.cast<std::string>());
+  else if (py::isinstance<py::dict>(v)) t.insert_or_assign(key, to_table(v.cast<py::dict>(), path));
+  else if (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v) || py::isinstance<py::array>(v)) t.insert_or_assign(key, to_array(v, path));
+  else if (py::hasattr(v, "__float__") && !py::hasattr(v, "__len__")) t.insert_or_assign(key, v.cast<double>());  // numpy scalars
+  else throw py::value_error(fmt::format("{}: unsupported value type {}", path, std::string(py::str(v.get_type()))));
+}
+
+std::string toml_text(const toml::table& t) {
+  std::ostringstream os;
+  os << t;
+  return os.str();
+}
+
+/// {"data": {column: numpy array or list of str}, "metadata": {key: value}, "columns": [...]}.
+py::dict to_python(const CsvTable& t) {
+  py::dict data;
+  for (std::size_t c = 0; c < t.columns.size(); ++c) {
+    bool all_int = true, all_num = true;
+    for (const auto& row : t.rows) {
+      all_int &= std::holds_alternative<std::int64_t>(row[c]);
+      all_num &= !std::holds_alternative<std::string>(row[c]);
+    }
+    if (all_int && !t.rows.empty()) {
+      py::array_t<std::int64_t> a(static_cast<py::ssize_t>(t.rows.size()));
+      auto w = a.mutable_unchecked<1>();
+      for (std::size_t r = 0; r < t.rows.size(); ++r) w(static_cast<py::ssize_t>(r)) = std::get<std::int64_t>(t.rows[r][c]);
+      data[py::str(t.columns[c])] = a;
+    } else if (all_num) {
+      py::array_t<double> a(static_cast<py::ssize_t>(t.rows.size()));
+      auto w = a.mutable_unchecked<1>();
+      for (std::size_t r = 0; r < t.rows.size(); ++r) {
+        const auto& cell = t.rows[r][c];
+        w(static_cast<py::ssize_t>(r)) = std::holds_alternative<double>(cell) ? std::get<double>(cell)
+                                                                              : static_cast<double>(std::get<std::int64_t>(cell));
+      }
+      data[py::str(t.columns[c])] = a;
+    } else {
+      py::list l;
+      for (const auto& row : t.rows) l.append(py::str(format_cell(row[c])));
+      data[py::str(t.columns[c])] = l;
+    }
+  }
+  py::dict meta;
+  for (const auto& [k, v] : t.metadata) {
+    if (meta.contains(k)) meta[py::str(k)] = py::str(std::string(py::str(meta[py::str(k)])) + ", " + v);  // repeated keys (sweep)
+    else meta[py::str(k)] = py::str(v);
+  }
+  py::dict out;
+  out["data"] = data;
+  out["metadata"] = meta;
+  out["columns"] = t.columns;
+  return out;
+}
+
+McBudget budget_of(std::int64_t trials, std::int64_t seed, int threads, const std::string& backend) {
+  if (trials < 1) throw py::value_error(fmt::format("trials: must be >= 1, got {}", trials));
+  if (seed < 0) throw py::value_error(fmt::format("seed: must be >= 0, got {}", seed));
+  if (threads < 0 || threads > 4096) throw py::value_error(fmt::format("threads: must be in 0..4096, got {}", threads));
+  const auto b = parse_backend(backend);
+  if (!b) throw py::value_error(fmt::format("backend: must be cpu, cuda or auto, got '{}'", backend));
+  McBudget out;
+  out.trials = trials;
+  out.seed = static_cast<std::uint64_t>(seed);
+  out.threads = threads;
+  out.backend = *b;
+  return out;
+}
+
+py::dict run_study(const std::string& name, const py::dict& tables, const py::dict& sweep, std::int64_t trials,
+                   std::int64_t seed, int threads, const std::string& backend) {
+  const StudyDef* s = catalogue::find_study(name);
+  if (s == nullptr) throw py::value_error(fmt::format("unknown study '{}' (moelab.studies() lists them)", name));
+  toml::table doc = to_table(tables, "");
+  doc.insert_or_assign("study", name);
+  if (!sweep.empty()) doc.insert_or_assign("sweep", to_table(sweep, "sweep"));
+  const McBudget b = budget_of(trials, seed, threads, backend);
+  CsvTable t;
+  {
+    py::gil_scoped_release release;  // the run is pure C++ (OpenMP inside)
+    const Scenario sc = parse_scenario(toml_text(doc), "<python>");
+    t = run_scenario(*s, sc, b);
+  }
+  return to_python(t);
+}
+
+py::dict run_scenario_file(const std::string& path, std::optional<std::int64_t> trials, std::optional<std::int64_t> seed,
+                           int threads, const std::string& backend) {
+  CsvTable t;
+  {
+    py::gil_scoped_release release;
+    const Scenario sc = load_scenario(path);
+    const McBudget b = budget_of(trials.value_or(sc.budget.trials), seed.value_or(static_cast<std::int64_t>(sc.budget.seed)),
+                                 threads, backend);
+    t = run_scenario(study_for(sc, catalogue::studies()), sc, b);
+  }
+  return to_python(t);
+}
+
+py::list check(const std::string& only, std::int64_t seed, bool full, double alpha) {
+  if (!(alpha > 0.0 && alpha <= 0.5)) throw py::value_error(fmt::format("alpha: must be in (0, 0.5], got {}", alpha));
+  if (seed < 0) throw py::value_error(fmt::format("seed: must be >= 0, got {}", seed));
+  const auto selected = catalogue::claims().select(only);
+  if (selected.empty()) throw py::value_error(fmt::format("no claim matches '{}'", only));
+  claims::CheckBudget budget;
+  budget.full = full;
+  budget.seed = static_cast<std::uint64_t>(seed);
+  claims::SuiteResult r;
+  {
+    py::gil_scoped_release release;
+    r = claims::run_suite(selected, budget, alpha, false);
+  }
+  py::list out;
+  for (const auto& o : r.outcomes) {
+    py::dict d;
+    d["id"] = o.claim->id;
+    d["source"] = o.claim->source;
+    d["verdict"] = claims::to_string(o.verdict);
+    d["reason"] = o.reason;
+    d["printed_estimate"] = o.evidence.printed.estimate;
+    d["printed_std_error"] = o.evidence.printed.std_error;
+    d["printed_reference"] = o.evidence.printed.reference;
+    d["printed_p_holm"] = o.printed_p_holm;
+    d["exact_reference"] = o.evidence.exact ? py::cast(o.evidence.exact->reference) : py::none();
+    d["exact_p_holm"] = o.evidence.exact ? py::cast(o.exact_p_holm) : py::none();
+    d["controls_rejected"] = o.controls_rejected;
+    d["controls"] = o.evidence.controls.size();
+    d["relevance"] = o.relevance;
+    d["min_detectable"] = o.min_detectable;
+    d["note"] = o.evidence.note;
+    out.append(d);
+  }
+  return out;
+}
+
+void need(bool ok, const char* what) {
+  if (!ok) throw py::value_error(what);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(moelab, m) {
+  m.doc() = "moelab: closed forms, studies and claims of the sparse Mixture-of-Experts papers (docs/python.md)";
+  m.attr("__version__") = std::string(kVersion);
+  Progress::set_enabled(false);  // no progress bars inside notebooks
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const InputError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const RuntimeFailure& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+
+  m.def("studies", [] {
+    std::vector<std::string> out;
+    for (const auto& s : catalogue::studies()) out.push_back(s.name);
+    return out;
+  }, "Names of every registered study.");
+  m.def("describe", [](const std::string& name) {
+    const StudyDef* s = catalogue::find_study(name);
+    if (s == nullptr) throw py::value_error(fmt::format("unknown study '{}'", name));
+    return describe_study(*s);
+  }, py::arg("study"), "A study's parameters (type, domain, default, unit) and columns, as text.");
+  m.def("run", &run_study, py::arg("study"), py::arg("tables"), py::arg("sweep") = py::dict(), py::arg("trials") = 1000,
+        py::arg("seed") = 1, py::arg("threads") = 0, py::arg("backend") = "cpu",
+        "Runs a study on the parameters `tables` ({'params': {...}, 'model': {...}}), over the cartesian "
+        "`sweep` ({'params.n': [...]}) if given. Returns {'data': {column: array}, 'metadata': {...}, "
+        "'columns': [...]}; the same numbers as `moelab run` on the equivalent scenario file.");
+  m.def("run_scenario", &run_scenario_file, py::arg("path"), py::arg("trials") = py::none(), py::arg("seed") = py::none(),
+        py::arg("threads") = 0, py::arg("backend") = "auto", "Runs a scenario file (as `moelab run`), returning the table.");
+  m.def("claims", [] {
+    py::list out;
+    for (const auto& c : catalogue::claims().all()) {
+      py::dict d;
+      d["id"] = c.id;
+      d["source"] = c.source;
+      d["statement"] = c.statement;
+      d["kind"] = claims::to_string(c.kind);
+      out.append(d);
+    }
+    return out;
+  }, "Every registered claim: id, source, statement, kind.");
+  m.def("check", &check, py::arg("only") = "", py::arg("seed") = 1, py::arg("full") = false, py::arg("alpha") = 0.01,
+        "Runs the claims whose id matches `only` (substring or glob) and judges them as `moelab check` does "
+        "(Holm over the selection). Returns one dict per claim.");
+
+  auto sp = m.def_submodule("spectra", "Random-matrix closed forms");
+  sp.def("mp_density", [](double c, double sigma2, const py::array_t<double>& x) {
+    need(std::isfinite(c) && c > 0 && std::isfinite(sigma2) && sigma2 > 0, "c and sigma2 must be finite and > 0");
+    const spectra::MarchenkoPastur mp(c, sigma2);
+    return py::array_t<double>(py::vectorize([&mp](double v) { return mp.density(v); })(x));
+  }, py::arg("c"), py::arg("sigma2"), py::arg("x"), "Marchenko-Pastur density of (1/N) X X', c = M/N, entry variance sigma2.");
+  sp.def("mp_cdf", [](double c, double sigma2, const py::array_t<double>& x) {
+    need(std::isfinite(c) && c > 0 && std::isfinite(sigma2) && sigma2 > 0, "c and sigma2 must be finite and > 0");
+    const spectra::MarchenkoPastur mp(c, sigma2);
+    return py::array_t<double>(py::vectorize([&mp](double v) { return mp.cdf(v); })(x));
+  }, py::arg("c"), py::arg("sigma2"), py::arg("x"), "Marchenko-Pastur CDF (atom 1 - 1/c at 0 included for c > 1).");
+  sp.def("mp_edges", [](double c, double sigma2) {
+    need(std::isfinite(c) && c > 0 && std::isfinite(sigma2) && sigma2 > 0, "c and sigma2 must be finite and > 0");
+    const spectra::MarchenkoPastur mp(c, sigma2);
+    return py::make_tuple(mp.lower_edge(), mp.upper_edge());
+  }, py::arg("c"), py::arg("sigma2") = 1.0, "Support edges sigma2 (1 -+ sqrt c)^2.");
+  sp.def("tw_cdf", [](const py::array_t<double>& s, int beta) {
+    need(beta == 1 || beta == 2 || beta == 4, "beta must be 1, 2 or 4");
+    return py::array_t<double>(py::vectorize([beta](double v) { return spectra::tracy_widom_cdf(v, beta); })(s));
+  }, py::arg("s"), py::arg("beta") = 1, "Tracy-Widom CDF F_beta (Bornemann's Fredholm determinants).");
+  sp.def("tw_pdf", [](const py::array_t<double>& s, int beta) {
+    need(beta == 1 || beta == 2 || beta == 4, "beta must be 1, 2 or 4");
+    return py::array_t<double>(py::vectorize([beta](double v) { return spectra::tracy_widom_pdf(v, beta); })(s));
+  }, py::arg("s"), py::arg("beta") = 1, "Tracy-Widom density.");
+  sp.def("spiked_limit", [](double ell, double c, double sigma2) {
+    need(ell > 0 && c > 0 && sigma2 > 0 && std::isfinite(ell + c + sigma2), "ell, c, sigma2 must be finite and > 0");
+    return spectra::spiked_eigenvalue_limit(ell, c, sigma2);
+  }, py::arg("ell"), py::arg("c"), py::arg("sigma2") = 1.0, "BBP limit of the top sample eigenvalue of a spiked covariance.");
+  sp.def("spiked_overlap", [](double ell, double c) {
+    need(ell > 0 && c > 0 && std::isfinite(ell + c), "ell and c must be finite and > 0");
+    return spectra::spiked_eigenvector_overlap(ell, c);
+  }, py::arg("ell"), py::arg("c"), "Limit of <v_hat, e_1>^2 (Paul 2007).");
+}

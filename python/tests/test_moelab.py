@@ -1,0 +1,94 @@
+"""The Python module against the CLI and the closed forms (run by CTest as python:pytest)."""
+import math
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import moelab
+
+SOURCE = os.environ.get("MOELAB_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def test_catalogue_lists_studies_and_claims():
+    assert "spectra.spike" in moelab.studies()
+    ids = [c["id"] for c in moelab.claims()]
+    assert "noisy.thm2.dense_risk" in ids
+    assert len(ids) == len(set(ids))
+    assert "params.ell" in moelab.describe("spectra.spike")
+
+
+def test_run_returns_named_numpy_columns_and_metadata():
+    r = moelab.run("spectra.spike", {"params": {"M": 40, "c": 0.5, "ell": 4.0}}, trials=50, seed=3)
+    d = r["data"]
+    assert r["columns"][0] == "c"
+    assert isinstance(d["top_mean"], np.ndarray) and d["top_mean"].shape == (1,)
+    assert d["M"].dtype == np.int64 and d["M"][0] == 40 and d["N"][0] == 80
+    assert d["law"] == ["gaussian"]
+    assert r["metadata"]["study"] == "spectra.spike"
+    assert r["metadata"]["trials"] == "50 random matrices per point"
+    # BBP limit 4 (1 + 0.5/3) = 4.667; 50 matrices at M = 40: well within 10 standard errors.
+    assert abs(d["top_mean"][0] - d["limit"][0]) < 10 * d["top_std_error"][0] + 0.2
+
+
+def test_run_is_the_cli_byte_for_byte(tmp_path):
+    """The same scenario through `moelab run` and through moelab.run gives the same numbers."""
+    toml = tmp_path / "s.toml"
+    toml.write_text('study = "spectra.spike"\n[params]\nM = 30\nc = 0.5\nell = 3.0\n[sweep]\n"params.ell" = [2.0, 3.0]\n'
+                    "[monte_carlo]\ntrials = 20\nseed = 5\n")
+    exe = os.path.join(os.path.dirname(moelab.__file__), "..", "bin", "moelab")
+    out = tmp_path / "s.csv"
+    subprocess.run([exe, "run", str(toml), "-o", str(out)], check=True, capture_output=True)
+    rows = [line.split(",") for line in out.read_text().splitlines() if not line.startswith("#")]
+    header, rows = rows[0], rows[1:]
+    r = moelab.run_scenario(str(toml))
+    assert header == r["columns"]
+    for i, row in enumerate(rows):
+        assert float(row[header.index("top_mean")]) == r["data"]["top_mean"][i]
+    # The dict form with a sweep is the same scenario.
+    r2 = moelab.run("spectra.spike", {"params": {"M": 30, "c": 0.5, "ell": 3.0}}, sweep={"params.ell": [2.0, 3.0]},
+                    trials=20, seed=5)
+    assert np.array_equal(r2["data"]["top_mean"], r["data"]["top_mean"])
+
+
+def test_results_do_not_depend_on_threads():
+    args = ("spectra.tw", {"params": {"n": 40, "p": 20, "bins": 8}})
+    a = moelab.run(*args, trials=64, threads=1)["data"]["empirical_density"]
+    b = moelab.run(*args, trials=64, threads=2)["data"]["empirical_density"]
+    assert np.array_equal(a, b)
+
+
+def test_bad_input_raises_value_error_naming_the_key():
+    with pytest.raises(ValueError, match="params.ell"):
+        moelab.run("spectra.spike", {"params": {"M": 40, "c": 0.5, "ell": -1.0}}, trials=5)
+    with pytest.raises(ValueError, match="unknown key"):
+        moelab.run("spectra.spike", {"params": {"M": 40, "c": 0.5, "ell": 2.0, "elll": 1.0}}, trials=5)
+    with pytest.raises(ValueError, match="unknown study"):
+        moelab.run("no.such", {}, trials=5)
+    with pytest.raises(ValueError, match="trials"):
+        moelab.run("spectra.spike", {"params": {"M": 40, "c": 0.5, "ell": 2.0}}, trials=0)
+    with pytest.raises(ValueError):
+        moelab.spectra.mp_density(float("nan"), 1.0, np.array([1.0]))
+
+
+def test_closed_forms_match_known_values():
+    lo, hi = moelab.spectra.mp_edges(0.5)
+    assert hi == pytest.approx((1 + math.sqrt(0.5)) ** 2, rel=1e-14)
+    x = np.linspace(lo, hi, 2001)
+    dens = moelab.spectra.mp_density(0.5, 1.0, x)
+    # The density integrates to one over the support (trapezoid, 2000 panels: error ~1e-3 at the
+    # square-root edges).
+    assert np.trapz(dens, x) == pytest.approx(1.0, abs=2e-3)
+    assert moelab.spectra.mp_cdf(0.5, 1.0, np.array([hi]))[0] == pytest.approx(1.0, abs=1e-12)
+    # TW1 at its mean -1.2065335745820 (Bornemann 2010): the CDF is about 0.52.
+    assert 0.5 < moelab.spectra.tw_cdf(np.array([-1.2065335745820]), 1)[0] < 0.55
+    assert moelab.spectra.spiked_limit(4.0, 0.5) == pytest.approx(4.0 * (1 + 0.5 / 3.0), rel=1e-14)
+
+
+def test_check_judges_selected_claims():
+    out = moelab.check(only="spectra.mp.gaussian")
+    assert len(out) == 1
+    assert out[0]["verdict"] in {"holds", "erratum", "fails", "inconclusive"}
+    assert out[0]["controls"] >= 1
+    assert out[0]["min_detectable"] >= 0.0
