@@ -138,3 +138,16 @@ TEST_CASE("the stability table counts verdicts per claim over seeds and lists th
   CHECK(std::get<std::int64_t>(st.table.rows[1][4]) == 1);  // fails once
   CHECK(std::get<std::string>(st.table.rows[1][8]) == "6:fails");
 }
+
+TEST_CASE("the power statement of a t test uses its degrees of freedom", "[claims]") {
+  Welford few, many;
+  for (double x : {1.0, 1.2}) few.add(x);
+  for (int i = 0; i < 10000; ++i) many.add(1.0 + 0.2 * ((i % 2) - 0.5));
+  const TestResult a = equality_test("2 samples", few, 1.0), b = equality_test("1e4 samples", many, 1.0);
+  const double level = 1e-4;
+  // 1 dof: t_(1 - 5e-5) is about 6366, against z = 3.9; the z-based statement would be ~1000x optimistic.
+  CHECK(min_detectable(a, level) > 1000.0 * (normal_quantile(1.0 - level / 2.0) + normal_quantile(0.9)) * a.std_error / 2.0);
+  // Many dof: the t and normal statements agree to 1e-3.
+  CHECK(min_detectable(b, level) ==
+        Approx((normal_quantile(1.0 - level / 2.0) + normal_quantile(0.9)) * b.std_error).epsilon(1e-3));
+}

@@ -34,6 +34,7 @@ struct TestResult {
   double p_value = 1.0;      // p-value of H0 (small = the form is rejected)
   std::int64_t samples = 0;  // Monte-Carlo samples behind the estimate
   bool one_sided = false;    // a one-sided test (bounds): its power statement uses z_(1 - level)
+  double dof = 0.0;          // Student-t degrees of freedom of the test statistic; 0 = normal (z)
 };
 
 /// What a claim's check returns.

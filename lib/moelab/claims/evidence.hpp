@@ -65,7 +65,8 @@ struct FiniteSizeModel {
 /// stated relevance).
 inline constexpr double kPower = 0.9;
 /// The smallest |deviation| of the reference that `t` detects with power kPower at level `level`
-/// (two-sided unless t.one_sided): (z_(1 - level/2) + z_power) * std_error; 0 for exact checks.
+/// (two-sided unless t.one_sided): (z_(1 - level/2) + z_power) * std_error, with Student-t
+/// quantiles at t.dof degrees of freedom for t tests; 0 for exact checks.
 double min_detectable(const TestResult& t, double level);
 /// The relevance of `e` (Evidence::relevance, or the smallest distance to the printed reference of
 /// a control that tests the same estimate); NaN when neither is there.
