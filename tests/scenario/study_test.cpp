@@ -138,3 +138,14 @@ TEST_CASE("describe prints every key with type, domain, default and unit, and ev
   CHECK_THAT(text, Catch::Matchers::Contains("samples of n normals"));
   CHECK_THAT(text, Catch::Matchers::Contains("mean over trials"));
 }
+
+TEST_CASE("fewer trials than the study can summarise are refused before anything runs", "[scenario][study]") {
+  StudyDef s = toy_study();
+  s.min_trials = 2;
+  McBudget b = budget(1);
+  b.trials = 1;
+  const auto e = test::expect_input_error(
+      [&] { run_scenario(s, parse_scenario("study = \"toy.mean\"\n[params]\nn = 3\n", "toy.toml"), b); });
+  CHECK(e.key() == "monte_carlo.trials");
+  CHECK_THAT(e.reason(), Catch::Matchers::Contains("at least 2 samples of n normals"));
+}

@@ -86,6 +86,7 @@ StudyDef risk_study() {
   s.name = "noisy.risk";
   s.summary = "sampled risk of the Bayes estimators vs Thm 2/3 (params.sigma_o2) and Thm 4 (params.eta)";
   s.trial_unit = "test points";
+  s.min_trials = 2;  // sample_risk reports a standard error
   s.figure = "noisy Thms 2-4 (risk of the Bayes estimators; robustness to test noise and mis-routing)";
   s.params = {
       model_param(),

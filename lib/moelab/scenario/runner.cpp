@@ -108,6 +108,10 @@ CsvTable run_scenario(const StudyDef& study, const Scenario& sc, const McBudget&
   if (!backend)
     throw InputError(sc.path, 0, "monte_carlo.backend", fmt::format("cannot run study '{}' on cuda: {}", sc.study, why));
   const std::int64_t trials = study.trial_unit.empty() ? 0 : budget.trials;
+  if (!study.trial_unit.empty() && trials < study.min_trials)
+    throw InputError(sc.path, 0, "monte_carlo.trials",
+                     fmt::format("study '{}' needs at least {} {} per point, got {}", study.name, study.min_trials,
+                                 study.trial_unit, trials));
   if (budget.threads > max_threads())
     throw InputError(sc.path, 0, "monte_carlo.threads",
                      fmt::format("must be at most {} (what this process can run), got {}", max_threads(), budget.threads));

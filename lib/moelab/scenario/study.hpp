@@ -207,6 +207,7 @@ struct StudyDef {
   std::string name;     // "topic.what", e.g. "noisy.excess_risk"
   std::string summary;  // one line for `moelab list`
   std::string trial_unit = "trials";  // what one trial is ("fitted models", "random matrices"); "" = deterministic
+  std::int64_t min_trials = 1;        // fewest trials the study can summarise (e.g. 2 for a standard error)
   std::vector<ParamDecl> params;
   std::vector<ColumnDecl> columns;
   CudaPath cuda = CudaPath::none;
