@@ -11,6 +11,7 @@
 
 #include "moelab/claims/claim.hpp"
 #include "moelab/claims/verdict.hpp"
+#include "topic_test_support.hpp"
 
 namespace moelab::bounds {
 void register_claims(claims::Registry& reg);
@@ -27,16 +28,5 @@ TEST_CASE("bounds claims reach their documented verdicts", "[bounds][claims]") {
       {"bounds.eq13.pattern_counts", Verdict::holds},         {"bounds.thm1.eq17_eq18", Verdict::erratum},
       {"bounds.thm1.monotone", Verdict::holds},               {"bounds.rademacher.estimators", Verdict::holds},
   };
-  Registry reg;
-  moelab::bounds::register_claims(reg);
-  REQUIRE(reg.all().size() == expected.size());
-  const auto r = run_suite(reg.select("bounds.*"), CheckBudget{}, 0.01, false);
-  for (const auto& o : r.outcomes) {
-    std::cout << o.claim->id << " | " << to_string(o.verdict) << " | " << o.reason << "\n";
-    INFO(o.claim->id << ": " << o.reason << " | " << o.evidence.note);
-    REQUIRE(expected.count(o.claim->id) == 1);
-    CHECK(o.verdict == expected.at(o.claim->id));
-    CHECK(o.control_rejected);
-    CHECK_FALSE(std::isnan(o.relevance));
-  }
+  moelab::test::check_documented_verdicts(moelab::bounds::register_claims, "bounds.*", expected);
 }

@@ -12,6 +12,7 @@
 #include "moelab/core/error.hpp"
 #include "moelab/scenario/runner.hpp"
 #include "moelab/scenario/study.hpp"
+#include "topic_test_support.hpp"
 
 namespace moelab::bounds {
 void add_studies(std::vector<StudyDef>& out);
@@ -21,29 +22,9 @@ using namespace moelab;
 using namespace moelab::bounds;
 
 namespace {
-const std::vector<StudyDef>& studies() {
-  static const auto all = [] {
-    std::vector<StudyDef> s;
-    bounds::add_studies(s);
-    return s;
-  }();
-  return all;
-}
-const StudyDef& study(const std::string& name) {
-  for (const auto& s : studies())
-    if (s.name == name) return s;
-  FAIL("no study " << name);
-  return studies().front();
-}
-/// The key named by the InputError `toml` raises.
-std::string rejected_key(const StudyDef& s, const std::string& toml) {
-  try {
-    (void)run_study_text(s, toml, McBudget{.trials = 10});
-  } catch (const InputError& e) {
-    return e.key();
-  }
-  return "(accepted)";
-}
+const std::vector<StudyDef>& studies() { return test::topic_studies<bounds::add_studies>(); }
+const StudyDef& study(const std::string& name) { return test::find_study_in(studies(), name); }
+using test::rejected_key;
 }  // namespace
 
 TEST_CASE("bounds studies declare unique documented columns and parameters", "[bounds][studies]") {

@@ -11,6 +11,7 @@
 
 #include "moelab/claims/claim.hpp"
 #include "moelab/claims/verdict.hpp"
+#include "topic_test_support.hpp"
 
 namespace moelab::scaling {
 void register_claims(claims::Registry& reg);
@@ -23,16 +24,5 @@ TEST_CASE("scaling claims reach their documented verdicts", "[scaling][claims]")
       {"scaling.lemma37.routing_overhead", Verdict::holds}, {"scaling.compute_optimal", Verdict::holds},
       {"scaling.thm43.rate", Verdict::holds},
   };
-  Registry reg;
-  moelab::scaling::register_claims(reg);
-  REQUIRE(reg.all().size() == expected.size());
-  const auto r = run_suite(reg.select("scaling.*"), CheckBudget{}, 0.01, false);
-  for (const auto& o : r.outcomes) {
-    std::cout << o.claim->id << " | " << to_string(o.verdict) << " | " << o.reason << "\n";
-    INFO(o.claim->id << ": " << o.reason << " | " << o.evidence.note);
-    REQUIRE(expected.count(o.claim->id) == 1);
-    CHECK(o.verdict == expected.at(o.claim->id));
-    CHECK(o.control_rejected);
-    CHECK_FALSE(std::isnan(o.relevance));
-  }
+  moelab::test::check_documented_verdicts(moelab::scaling::register_claims, "scaling.*", expected);
 }

@@ -11,6 +11,7 @@
 #include "moelab/scaling/scaling_laws.hpp"
 #include "moelab/scenario/runner.hpp"
 #include "moelab/scenario/study.hpp"
+#include "topic_test_support.hpp"
 
 namespace moelab::scaling {
 void add_studies(std::vector<StudyDef>& out);
@@ -19,28 +20,9 @@ void add_studies(std::vector<StudyDef>& out);
 using namespace moelab;
 
 namespace {
-const std::vector<StudyDef>& studies() {
-  static const auto all = [] {
-    std::vector<StudyDef> s;
-    scaling::add_studies(s);
-    return s;
-  }();
-  return all;
-}
-const StudyDef& study(const std::string& name) {
-  for (const auto& s : studies())
-    if (s.name == name) return s;
-  FAIL("no study " << name);
-  return studies().front();
-}
-std::string rejected_key(const StudyDef& s, const std::string& toml) {
-  try {
-    (void)run_study_text(s, toml, McBudget{});
-  } catch (const InputError& e) {
-    return e.key();
-  }
-  return "(accepted)";
-}
+const std::vector<StudyDef>& studies() { return test::topic_studies<scaling::add_studies>(); }
+const StudyDef& study(const std::string& name) { return test::find_study_in(studies(), name); }
+using test::rejected_key;
 const std::string kChinchilla = "[params]\nE0 = 1.69\nA = 406.4\nalpha_N = 0.34\nB = 410.7\nalpha_D = 0.28\n";
 }  // namespace
 

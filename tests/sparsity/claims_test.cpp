@@ -11,6 +11,7 @@
 
 #include "moelab/claims/claim.hpp"
 #include "moelab/claims/verdict.hpp"
+#include "topic_test_support.hpp"
 
 namespace moelab::sparsity {
 void register_claims(claims::Registry& reg);
@@ -25,16 +26,5 @@ TEST_CASE("sparsity claims reach their documented verdicts", "[sparsity][claims]
       {"sparsity.regime.c_task_complexity", Verdict::erratum}, {"sparsity.regime.d_total_experts", Verdict::fails},
       {"sparsity.a5.reducing_k", Verdict::erratum},
   };
-  Registry reg;
-  moelab::sparsity::register_claims(reg);
-  REQUIRE(reg.all().size() == expected.size());
-  const auto r = run_suite(reg.select("sparsity.*"), CheckBudget{}, 0.01, false);
-  for (const auto& o : r.outcomes) {
-    std::cout << o.claim->id << " | " << to_string(o.verdict) << " | " << o.reason << "\n";
-    INFO(o.claim->id << ": " << o.reason << " | " << o.evidence.note);
-    REQUIRE(expected.count(o.claim->id) == 1);
-    CHECK(o.verdict == expected.at(o.claim->id));
-    CHECK(o.control_rejected);
-    CHECK_FALSE(std::isnan(o.relevance));
-  }
+  moelab::test::check_documented_verdicts(moelab::sparsity::register_claims, "sparsity.*", expected);
 }

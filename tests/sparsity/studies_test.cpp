@@ -9,6 +9,7 @@
 #include "moelab/core/error.hpp"
 #include "moelab/scenario/runner.hpp"
 #include "moelab/scenario/study.hpp"
+#include "topic_test_support.hpp"
 #include "moelab/sparsity/optimal_sparsity.hpp"
 
 namespace moelab::sparsity {
@@ -18,28 +19,9 @@ void add_studies(std::vector<StudyDef>& out);
 using namespace moelab;
 
 namespace {
-const std::vector<StudyDef>& studies() {
-  static const auto all = [] {
-    std::vector<StudyDef> s;
-    sparsity::add_studies(s);
-    return s;
-  }();
-  return all;
-}
-const StudyDef& study(const std::string& name) {
-  for (const auto& s : studies())
-    if (s.name == name) return s;
-  FAIL("no study " << name);
-  return studies().front();
-}
-std::string rejected_key(const StudyDef& s, const std::string& toml) {
-  try {
-    (void)run_study_text(s, toml, McBudget{});
-  } catch (const InputError& e) {
-    return e.key();
-  }
-  return "(accepted)";
-}
+const std::vector<StudyDef>& studies() { return test::topic_studies<sparsity::add_studies>(); }
+const StudyDef& study(const std::string& name) { return test::find_study_in(studies(), name); }
+using test::rejected_key;
 }  // namespace
 
 TEST_CASE("sparsity studies declare unique documented columns and are deterministic", "[sparsity][studies]") {

@@ -1,0 +1,69 @@
+// Helpers shared by the topic test folders (tests/<topic>/): a topic's own studies without the
+// catalogue, a study's first rejected key, and the documented-verdict check of a topic's claims.
+#pragma once
+
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "moelab/claims/claim.hpp"
+#include "moelab/claims/verdict.hpp"
+#include "moelab/core/error.hpp"
+#include "moelab/scenario/runner.hpp"
+#include "moelab/scenario/study.hpp"
+
+namespace moelab::test {
+
+/// The studies one topic registers (`add` is its add_studies), built once.
+template <void (*Add)(std::vector<StudyDef>&)>
+const std::vector<StudyDef>& topic_studies() {
+  static const auto all = [] {
+    std::vector<StudyDef> s;
+    Add(s);
+    return s;
+  }();
+  return all;
+}
+
+/// The study named `name` among `all` (the test fails when there is none).
+inline const StudyDef& find_study_in(const std::vector<StudyDef>& all, const std::string& name) {
+  for (const auto& s : all)
+    if (s.name == name) return s;
+  FAIL("no study " << name);
+  return all.front();
+}
+
+/// The key of the InputError a one-point run of `s` on `toml` raises, or "(accepted)".
+inline std::string rejected_key(const StudyDef& s, const std::string& toml) {
+  try {
+    (void)run_study_text(s, toml, McBudget{});
+  } catch (const InputError& e) {
+    return e.key();
+  }
+  return "(accepted)";
+}
+
+/// Runs the claims `register_fn` adds (those matching `pattern`) at the quick budget and checks that
+/// each reaches its documented verdict, every control is rejected and a relevance is stated.
+inline void check_documented_verdicts(void (*register_fn)(claims::Registry&), const std::string& pattern,
+                                      const std::map<std::string, claims::Verdict>& expected) {
+  claims::Registry reg;
+  register_fn(reg);
+  REQUIRE(reg.all().size() == expected.size());
+  const auto r = claims::run_suite(reg.select(pattern), claims::CheckBudget{}, 0.01, false);
+  REQUIRE(r.outcomes.size() == expected.size());
+  for (const auto& o : r.outcomes) {
+    std::cout << o.claim->id << " | " << claims::to_string(o.verdict) << " | " << o.reason << "\n";
+    INFO(o.claim->id << ": " << o.reason << " | " << o.evidence.note);
+    REQUIRE(expected.count(o.claim->id) == 1);
+    CHECK(o.verdict == expected.at(o.claim->id));
+    CHECK(o.control_rejected);
+    CHECK_FALSE(std::isnan(o.relevance));
+  }
+}
+
+}  // namespace moelab::test
