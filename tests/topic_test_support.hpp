@@ -2,6 +2,7 @@
 // catalogue, a study's first rejected key, and the documented-verdict check of a topic's claims.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <map>
@@ -35,6 +36,25 @@ inline const StudyDef& find_study_in(const std::vector<StudyDef>& all, const std
     if (s.name == name) return s;
   FAIL("no study " << name);
   return all.front();
+}
+
+/// A study's declaration is complete: unique column names, every column and parameter documented,
+/// a summary.
+inline void check_declaration(const StudyDef& s) {
+  INFO(s.name);
+  CHECK_FALSE(s.summary.empty());
+  std::vector<std::string> names;
+  for (const auto& c : s.columns) {
+    CHECK(std::count(names.begin(), names.end(), c.name) == 0);
+    names.push_back(c.name);
+    CHECK_FALSE(c.doc.empty());
+  }
+  std::vector<std::string> keys;
+  for (const auto& p : s.params) {
+    CHECK(std::count(keys.begin(), keys.end(), p.key) == 0);
+    keys.push_back(p.key);
+    CHECK_FALSE(p.doc.empty());
+  }
 }
 
 /// The key of the InputError a one-point run of `s` on `toml` raises, or "(accepted)".

@@ -30,13 +30,7 @@ using test::rejected_key;
 TEST_CASE("bounds studies declare unique documented columns and parameters", "[bounds][studies]") {
   REQUIRE(studies().size() == 2);
   for (const auto& s : studies()) {
-    INFO(s.name);
-    std::set<std::string> names;
-    for (const auto& c : s.columns) {
-      CHECK(names.insert(c.name).second);
-      CHECK_FALSE(c.doc.empty());
-    }
-    for (const auto& p : s.params) CHECK_FALSE(p.doc.empty());
+    test::check_declaration(s);
     CHECK_FALSE(s.figure.empty());
   }
   CHECK(study("bounds.theorem1").trial_unit.empty());

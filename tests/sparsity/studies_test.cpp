@@ -27,13 +27,8 @@ using test::rejected_key;
 TEST_CASE("sparsity studies declare unique documented columns and are deterministic", "[sparsity][studies]") {
   REQUIRE(studies().size() == 2);
   for (const auto& s : studies()) {
-    INFO(s.name);
+    test::check_declaration(s);
     CHECK(s.trial_unit.empty());
-    std::set<std::string> names;
-    for (const auto& c : s.columns) {
-      CHECK(names.insert(c.name).second);
-      CHECK_FALSE(c.doc.empty());
-    }
   }
 }
 
