@@ -23,7 +23,7 @@ if (out eq "png") {
 set datafile separator comma
 set datafile columnheaders
 # The distinct values of c, in file order.
-cs = system(sprintf("grep -v '^#' '%s' | awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == \"c\") k = i; next} {print $k}' | uniq | tr '\\n' ' '", csv))
+cs = system(sprintf("awk -F, '/^#/ {next} !seen++ {for (i = 1; i <= NF; i++) if ($i == \"c\") k = i; next} {print $k}' '%s' | uniq | tr '\\n' ' '", csv))
 n = words(cs)
 set multiplot layout 2, (n + 1) / 2 title sprintf("Marchenko-Pastur density (line) vs eigenvalue histogram of (1/N) X X' (bars); %s", trials_text)
 set style fill solid 0.35 noborder

@@ -22,8 +22,8 @@ if (out eq "png") {
 }
 set datafile separator comma
 set datafile columnheaders
-Ms = system(sprintf("grep -v '^#' '%s' | awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == \"M\") k = i; next} {print $k}' | sort -n | uniq | tr '\\n' ' '", csv))
-cval = system(sprintf("grep -v '^#' '%s' | awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == \"c\") k = i; next} {print $k; exit}'", csv)) + 0.0
+Ms = system(sprintf("awk -F, '/^#/ {next} !seen++ {for (i = 1; i <= NF; i++) if ($i == \"M\") k = i; next} {print $k}' '%s' | sort -n | uniq | tr '\\n' ' '", csv))
+cval = system(sprintf("awk -F, '/^#/ {next} !seen++ {for (i = 1; i <= NF; i++) if ($i == \"c\") k = i; next} {print $k; exit}' '%s'", csv)) + 0.0
 M1 = word(Ms, 1) + 0
 M2 = word(Ms, words(Ms)) + 0
 set multiplot layout 1, 2 title sprintf("BBP transition (c = M/N = %g, threshold ell = 1 + sqrt c = %.4g); %s", cval, 1 + sqrt(cval), trials_text)

@@ -28,7 +28,7 @@ set style fill solid 0.35 noborder
 set xlabel "(l_1 - mu_{np}) / sigma_{np}"
 set ylabel "density"
 do for [b = 1:2] {
-  ks = system(sprintf("grep -v '^#' '%s' | awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) c[$i] = i; next} $c[\"beta\"] == %d {print $c[\"ks_distance\"], $c[\"ks_p_value\"], $c[\"n\"], $c[\"p\"]; exit}'", csv, b))
+  ks = system(sprintf("awk -F, '/^#/ {next} !seen++ {for (i = 1; i <= NF; i++) c[$i] = i; next} $c[\"beta\"] == %d {print $c[\"ks_distance\"], $c[\"ks_p_value\"], $c[\"n\"], $c[\"p\"]; exit}' '%s'", b, csv))
   set title sprintf("beta = %d (%s), n = %s, p = %s: KS distance %.4f, p-value %.3f", b, b == 1 ? "real" : "complex", \
                     word(ks, 3), word(ks, 4), word(ks, 1) + 0, word(ks, 2) + 0)
   plot csv using "s":(column("beta") == b ? column("empirical_density") : 1/0) with boxes lc rgb "#1f77b4" title "histogram", \
