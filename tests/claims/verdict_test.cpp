@@ -151,3 +151,16 @@ TEST_CASE("the power statement of a t test uses its degrees of freedom", "[claim
   CHECK(min_detectable(b, level) ==
         Approx((normal_quantile(1.0 - level / 2.0) + normal_quantile(0.9)) * b.std_error).epsilon(1e-3));
 }
+
+TEST_CASE("the relevance of a combined test requires every part to see its own deviation", "[claims]") {
+  // Part 0: se 0.1, must see 1 (10 se); part 1: se 0.5, must see 2 (4 se). Whichever part is
+  // reported, the combined relevance is 4 of its standard errors: the weakest part decides.
+  const TestResult parts[] = {z_equality_test("a", 0.0, 0.1, 0.0, 100), z_equality_test("b", 0.0, 0.5, 0.0, 100)};
+  const double rel[] = {1.0, -2.0};
+  CHECK(combined_relevance(parts[0], parts, rel) == Approx(0.4).epsilon(1e-14));
+  CHECK(combined_relevance(parts[1], parts, rel) == Approx(2.0).epsilon(1e-14));
+  // An exact part (se 0) sees any deviation and does not weaken the statement.
+  const TestResult with_exact[] = {parts[0], deterministic_test("c", 0.0, 0.0, true)};
+  const double rel2[] = {1.0, 1e-9};
+  CHECK(combined_relevance(parts[0], with_exact, rel2) == Approx(1.0).epsilon(1e-14));
+}

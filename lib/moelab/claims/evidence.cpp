@@ -94,6 +94,18 @@ double min_detectable(const TestResult& t, double level) {
   return (normal_quantile(1.0 - a) + normal_quantile(kPower)) * t.std_error;
 }
 
+double combined_relevance(const TestResult& combined, std::span<const TestResult> parts,
+                          std::span<const double> relevance) {
+  MOELAB_EXPECT(parts.size() == relevance.size() && !parts.empty(), "combined_relevance: one relevance per part");
+  double weakest = std::numeric_limits<double>::infinity();  // relevance / std_error of the weakest part
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (!(parts[i].std_error > 0.0)) continue;
+    weakest = std::min(weakest, std::fabs(relevance[i]) / parts[i].std_error);
+  }
+  if (!std::isfinite(weakest)) return std::fabs(relevance[0]);
+  return weakest * combined.std_error;
+}
+
 double resolved_relevance(const Evidence& e) {
   if (!std::isnan(e.relevance)) return e.relevance;
   double r = std::numeric_limits<double>::quiet_NaN();

@@ -39,7 +39,8 @@ Evidence check_ipn_overlap(const CheckBudget& b, const RngKey& key) {
   Evidence e;
   e.printed = claims::combine_bonferroni("extrapolated (L + a/N) left and right squared overlaps vs Benaych-Georges & Nadakuditi", t);
   e.control(claims::combine_bonferroni("same with left and right formulas exchanged", ctl));
-  e.relevance = std::fabs(lo - ro);
+  const double rel[] = {ro - lo, lo - ro};
+  e.relevance = claims::combined_relevance(e.printed, t, rel);
   e.note = fmt::format("c = 1/2, lambda = 2.5, sigma2 = 1: left {:.6g} (extrapolated {:.6g} +- {:.2g}), right {:.6g} ({:.6g} +- {:.2g})", lo,
                        t[0].estimate, t[0].std_error, ro, t[1].estimate, t[1].std_error);
   return e;
@@ -83,7 +84,9 @@ Evidence check_ds_esd(const CheckBudget& b, const RngKey& key) {
   Evidence e;
   e.printed = claims::combine_bonferroni("extrapolated (L + a/M + b/M^2) ESD at the middle of each support interval vs the Dozier-Silverstein CDF", t);
   e.control(claims::combine_bonferroni("same vs the law with sigma2 off by 20%", ctl));
-  for (std::size_t j = 0; j < xs.size(); ++j) e.relevance = std::fmin(e.relevance, std::fabs(ctl[j].reference - limits[j]));
+  std::vector<double> rel;
+  for (std::size_t j = 0; j < xs.size(); ++j) rel.push_back(ctl[j].reference - limits[j]);
+  e.relevance = claims::combined_relevance(e.printed, t, rel);
   e.note = fmt::format("c = 1/2, H = 0.5 d0 + 0.25 d2 + 0.25 d6, sigma2 = 1; support [{:.4g}, {:.4g}] in {} interval(s); "
                        "CDF at {:.4g}: {:.5f}",
                        lo, hi, support.size(), fmt::join(xs, ", "), fmt::join(limits, ", "));

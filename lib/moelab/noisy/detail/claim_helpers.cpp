@@ -59,18 +59,6 @@ SparseEstimator split(const Model& m, const Eigen::VectorXd& b) {
   return out;
 }
 
-double combined_relevance(const TestResult& combined, std::span<const TestResult> parts,
-                          std::span<const double> relevance) {
-  MOELAB_EXPECT(parts.size() == relevance.size() && !parts.empty(), "combined_relevance: one relevance per part");
-  double weakest = std::numeric_limits<double>::infinity();  // relevance / std_error of the weakest part
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    if (!(parts[i].std_error > 0.0)) continue;  // exact parts detect any deviation
-    weakest = std::min(weakest, std::fabs(relevance[i]) / parts[i].std_error);
-  }
-  if (!std::isfinite(weakest)) return std::fabs(relevance[0]);
-  return weakest * combined.std_error;
-}
-
 double erratum_relevance(double printed, double exact, double rel) {
   return std::min(std::fabs(rel * exact), std::fabs(printed - exact));
 }

@@ -21,6 +21,7 @@ using claims::CheckBudget;
 using claims::ClaimKind;
 using claims::Evidence;
 using claims::TestResult;
+using claims::combined_relevance;
 
 /// A closed form off by this fraction must be detected (the default relevance of the equality claims).
 inline constexpr double kRelevance = 0.05;
@@ -50,14 +51,6 @@ inline std::int64_t test_points(const CheckBudget& b) { return b.pick<std::int64
 inline double inv_n(double n) { return 1.0 / n; }
 inline double inv_n2(double n) { return 1.0 / (n * n); }
 inline double inv_n23(double n) { return std::pow(n, -2.0 / 3.0); }
-
-/// The relevance of a Bonferroni-combined printed test (claims::combine_bonferroni reports the
-/// numbers of its most significant part) when part i must detect a deviation of relevance[i]: the
-/// weakest part's relevance in units of its own standard error, times the reported standard error.
-/// Then min_detectable(combined) <= result iff every part detects its own relevance (up to the
-/// Bonferroni factor on the level).
-double combined_relevance(const TestResult& combined, std::span<const TestResult> parts,
-                          std::span<const double> relevance);
 
 /// The relevance of an erratum claim: a deviation of `rel` x the exact value, but never more than
 /// the distance between the printed and the exact value (a test that cannot tell them apart must not
