@@ -149,3 +149,11 @@ TEST_CASE("fewer trials than the study can summarise are refused before anything
   CHECK(e.key() == "monte_carlo.trials");
   CHECK_THAT(e.reason(), Catch::Matchers::Contains("at least 2 samples of n normals"));
 }
+
+TEST_CASE("a run that fails on bad input leaves the default thread count behind", "[scenario][study]") {
+  const int before = num_threads();
+  (void)test::expect_input_error([] { run_text("[params]\nn = 0\n", 3); });
+  CHECK(num_threads() == before);
+  (void)run_text("[params]\nn = 2\n", 3);
+  CHECK(num_threads() == before);
+}

@@ -92,12 +92,32 @@ std::any prepare_point(const StudyDef& study, const SweepPoint& pt, const std::s
   return point;
 }
 
+std::vector<std::any> prepare_points(const StudyDef& study, const Scenario& sc, const std::vector<SweepPoint>& points,
+                                     Backend backend) {
+  std::vector<std::any> prepared;
+  for (const auto& pt : points) {
+    check_interrupted();
+    prepared.push_back(prepare_point(study, pt, sc.path, backend));
+  }
+  return prepared;
+}
+
+/// Restores the default thread count when a run ends, also by an exception (bad input found late,
+/// an interrupt), so that a later run in the same process (the Python module) is not affected.
+struct ThreadCountScope {
+  explicit ThreadCountScope(int threads) : active(threads > 0) {
+    if (active) set_num_threads(threads);
+  }
+  ~ThreadCountScope() {
+    if (active) set_num_threads(0);
+  }
+  bool active;
+};
+
 }  // namespace
 
 std::vector<std::any> prepare_scenario(const StudyDef& study, const Scenario& sc) {
-  std::vector<std::any> prepared;
-  for (const auto& pt : sc.points()) prepared.push_back(prepare_point(study, pt, sc.path, Backend::cpu));
-  return prepared;
+  return prepare_points(study, sc, sc.points(), Backend::cpu);
 }
 
 CsvTable run_scenario(const StudyDef& study, const Scenario& sc, const McBudget& budget) {
@@ -115,7 +135,7 @@ CsvTable run_scenario(const StudyDef& study, const Scenario& sc, const McBudget&
   if (budget.threads > max_threads())
     throw InputError(sc.path, 0, "monte_carlo.threads",
                      fmt::format("must be at most {} (what this process can run), got {}", max_threads(), budget.threads));
-  if (budget.threads > 0) set_num_threads(budget.threads);
+  const ThreadCountScope thread_scope(budget.threads);
   const double limit = budget.max_memory > 0 ? budget.max_memory : machine_memory_bytes();
   const char* limit_name = budget.max_memory > 0 ? "the limit set by --max-memory / [monte_carlo] max_memory"
                                                  : "this machine's memory";
@@ -132,11 +152,7 @@ CsvTable run_scenario(const StudyDef& study, const Scenario& sc, const McBudget&
   };
   if (est.peak() > limit) refuse(fmt::format("{:.3g} sweep points", n_points));
   const auto points = sc.points();
-  std::vector<std::any> prepared;
-  for (const auto& pt : points) {
-    check_interrupted();
-    prepared.push_back(prepare_point(study, pt, sc.path, *backend));
-  }
+  const std::vector<std::any> prepared = prepare_points(study, sc, points, *backend);
   est.modelled = static_cast<bool>(study.cost);
   for (std::size_t i = 0; i < prepared.size(); ++i) {
     const StudyCost c = study.cost ? study.cost(prepared[i], trials) : StudyCost{};
@@ -183,7 +199,6 @@ CsvTable run_scenario(const StudyDef& study, const Scenario& sc, const McBudget&
     for (auto& row : rows.take()) t.add_row(std::move(row));
   }
   progress.finish();
-  if (budget.threads > 0) set_num_threads(0);
   if (study.summarize)
     for (auto& kv : study.summarize(TableView(t))) t.add_metadata(kv.first, kv.second);
   return t;
