@@ -7,7 +7,7 @@
   void add_studies(std::vector<StudyDef>& out);                      \
   void register_claims(claims::Registry& reg);                       \
   }
-#define MOELAB_TOPICS(X) X(noisy) X(spectra) X(bounds) X(sparsity) X(scaling) X(routing) X(moe)
+#define MOELAB_TOPICS(X) X(noisy) X(spectra) X(bounds) X(sparsity) X(scaling) X(routing) X(moe) X(trained)
 
 MOELAB_TOPICS(MOELAB_TOPIC)
 
