@@ -26,9 +26,7 @@
 #include "moelab/core/progress.hpp"
 #include "moelab/core/version.hpp"
 #include "moelab/scenario/runner.hpp"
-#include "moelab/spectra/marchenko_pastur.hpp"
-#include "moelab/spectra/spiked_covariance.hpp"
-#include "moelab/spectra/tracy_widom.hpp"
+#include "bind_common.hpp"
 
 namespace py = pybind11;
 using namespace moelab;
@@ -117,6 +115,20 @@ py::dict to_python(const CsvTable& t) {
   return out;
 }
 
+/// The result dict as a pandas DataFrame (columns in the table's order) with the metadata in
+/// df.attrs["metadata"]; ImportError naming the Debian package when pandas is missing.
+py::object as_frame(const py::dict& r) {
+  py::module_ pd;
+  try {
+    pd = py::module_::import("pandas");
+  } catch (py::error_already_set&) {
+    throw py::import_error("moelab: frame=True needs pandas (Debian: apt-get install python3-pandas)");
+  }
+  py::object df = pd.attr("DataFrame")(r["data"], py::arg("columns") = r["columns"]);
+  df.attr("attrs")[py::str("metadata")] = r["metadata"];
+  return df;
+}
+
 McBudget budget_of(std::int64_t trials, std::int64_t seed, int threads, const std::string& backend) {
   if (trials < 1) throw py::value_error(fmt::format("trials: must be >= 1, got {}", trials));
   if (seed < 0) throw py::value_error(fmt::format("seed: must be >= 0, got {}", seed));
@@ -131,8 +143,8 @@ McBudget budget_of(std::int64_t trials, std::int64_t seed, int threads, const st
   return out;
 }
 
-py::dict run_study(const std::string& name, const py::dict& tables, const py::dict& sweep, std::int64_t trials,
-                   std::int64_t seed, int threads, const std::string& backend) {
+py::object run_study(const std::string& name, const py::dict& tables, const py::dict& sweep, std::int64_t trials,
+                     std::int64_t seed, int threads, const std::string& backend, bool frame) {
   const StudyDef* s = catalogue::find_study(name);
   if (s == nullptr) throw py::value_error(fmt::format("unknown study '{}' (moelab.studies() lists them)", name));
   toml::table doc = to_table(tables, "");
@@ -145,11 +157,12 @@ py::dict run_study(const std::string& name, const py::dict& tables, const py::di
     const Scenario sc = parse_scenario(toml_text(doc), "<python>");
     t = run_scenario(*s, sc, b);
   }
-  return to_python(t);
+  py::dict r = to_python(t);
+  return frame ? as_frame(r) : py::object(r);
 }
 
-py::dict run_scenario_file(const std::string& path, std::optional<std::int64_t> trials, std::optional<std::int64_t> seed,
-                           int threads, const std::string& backend) {
+py::object run_scenario_file(const std::string& path, std::optional<std::int64_t> trials, std::optional<std::int64_t> seed,
+                             int threads, const std::string& backend, bool frame) {
   CsvTable t;
   {
     py::gil_scoped_release release;
@@ -158,7 +171,8 @@ py::dict run_scenario_file(const std::string& path, std::optional<std::int64_t> 
                                  threads, backend);
     t = run_scenario(study_for(sc, catalogue::studies()), sc, b);
   }
-  return to_python(t);
+  py::dict r = to_python(t);
+  return frame ? as_frame(r) : py::object(r);
 }
 
 py::list check(const std::string& only, std::int64_t seed, bool full, double alpha) {
@@ -197,11 +211,11 @@ py::list check(const std::string& only, std::int64_t seed, bool full, double alp
   return out;
 }
 
-void need(bool ok, const char* what) {
-  if (!ok) throw py::value_error(what);
-}
-
 }  // namespace
+
+namespace moelab::python {
+toml::table to_toml_table(const py::dict& d, const std::string& path) { return to_table(d, path); }
+}  // namespace moelab::python
 
 PYBIND11_MODULE(moelab, m) {
   m.doc() = "moelab: closed forms, studies and claims of the sparse Mixture-of-Experts papers (docs/python.md)";
@@ -228,12 +242,15 @@ PYBIND11_MODULE(moelab, m) {
     return describe_study(*s);
   }, py::arg("study"), "A study's parameters (type, domain, default, unit) and columns, as text.");
   m.def("run", &run_study, py::arg("study"), py::arg("tables"), py::arg("sweep") = py::dict(), py::arg("trials") = 1000,
-        py::arg("seed") = 1, py::arg("threads") = 0, py::arg("backend") = "cpu",
+        py::arg("seed") = 1, py::arg("threads") = 0, py::arg("backend") = "cpu", py::arg("frame") = false,
         "Runs a study on the parameters `tables` ({'params': {...}, 'model': {...}}), over the cartesian "
         "`sweep` ({'params.n': [...]}) if given. Returns {'data': {column: array}, 'metadata': {...}, "
-        "'columns': [...]}; the same numbers as `moelab run` on the equivalent scenario file.");
+        "'columns': [...]} (frame=True: a pandas DataFrame with df.attrs['metadata']); the same numbers as "
+        "`moelab run` on the equivalent scenario file.");
   m.def("run_scenario", &run_scenario_file, py::arg("path"), py::arg("trials") = py::none(), py::arg("seed") = py::none(),
-        py::arg("threads") = 0, py::arg("backend") = "auto", "Runs a scenario file (as `moelab run`), returning the table.");
+        py::arg("threads") = 0, py::arg("backend") = "auto", py::arg("frame") = false,
+        "Runs a scenario file (as `moelab run`), returning the table (frame=True: a pandas DataFrame).");
+  m.def("frame", &as_frame, py::arg("result"), "A run's result dict as a pandas DataFrame (metadata in df.attrs['metadata']).");
   m.def("claims", [] {
     py::list out;
     for (const auto& c : catalogue::claims().all()) {
@@ -250,36 +267,9 @@ PYBIND11_MODULE(moelab, m) {
         "Runs the claims whose id matches `only` (substring or glob) and judges them as `moelab check` does "
         "(Holm over the selection). Returns one dict per claim.");
 
-  auto sp = m.def_submodule("spectra", "Random-matrix closed forms");
-  sp.def("mp_density", [](double c, double sigma2, const py::array_t<double>& x) {
-    need(std::isfinite(c) && c > 0 && std::isfinite(sigma2) && sigma2 > 0, "c and sigma2 must be finite and > 0");
-    const spectra::MarchenkoPastur mp(c, sigma2);
-    return py::array_t<double>(py::vectorize([&mp](double v) { return mp.density(v); })(x));
-  }, py::arg("c"), py::arg("sigma2"), py::arg("x"), "Marchenko-Pastur density of (1/N) X X', c = M/N, entry variance sigma2.");
-  sp.def("mp_cdf", [](double c, double sigma2, const py::array_t<double>& x) {
-    need(std::isfinite(c) && c > 0 && std::isfinite(sigma2) && sigma2 > 0, "c and sigma2 must be finite and > 0");
-    const spectra::MarchenkoPastur mp(c, sigma2);
-    return py::array_t<double>(py::vectorize([&mp](double v) { return mp.cdf(v); })(x));
-  }, py::arg("c"), py::arg("sigma2"), py::arg("x"), "Marchenko-Pastur CDF (atom 1 - 1/c at 0 included for c > 1).");
-  sp.def("mp_edges", [](double c, double sigma2) {
-    need(std::isfinite(c) && c > 0 && std::isfinite(sigma2) && sigma2 > 0, "c and sigma2 must be finite and > 0");
-    const spectra::MarchenkoPastur mp(c, sigma2);
-    return py::make_tuple(mp.lower_edge(), mp.upper_edge());
-  }, py::arg("c"), py::arg("sigma2") = 1.0, "Support edges sigma2 (1 -+ sqrt c)^2.");
-  sp.def("tw_cdf", [](const py::array_t<double>& s, int beta) {
-    need(beta == 1 || beta == 2 || beta == 4, "beta must be 1, 2 or 4");
-    return py::array_t<double>(py::vectorize([beta](double v) { return spectra::tracy_widom_cdf(v, beta); })(s));
-  }, py::arg("s"), py::arg("beta") = 1, "Tracy-Widom CDF F_beta (Bornemann's Fredholm determinants).");
-  sp.def("tw_pdf", [](const py::array_t<double>& s, int beta) {
-    need(beta == 1 || beta == 2 || beta == 4, "beta must be 1, 2 or 4");
-    return py::array_t<double>(py::vectorize([beta](double v) { return spectra::tracy_widom_pdf(v, beta); })(s));
-  }, py::arg("s"), py::arg("beta") = 1, "Tracy-Widom density.");
-  sp.def("spiked_limit", [](double ell, double c, double sigma2) {
-    need(ell > 0 && c > 0 && sigma2 > 0 && std::isfinite(ell + c + sigma2), "ell, c, sigma2 must be finite and > 0");
-    return spectra::spiked_eigenvalue_limit(ell, c, sigma2);
-  }, py::arg("ell"), py::arg("c"), py::arg("sigma2") = 1.0, "BBP limit of the top sample eigenvalue of a spiked covariance.");
-  sp.def("spiked_overlap", [](double ell, double c) {
-    need(ell > 0 && c > 0 && std::isfinite(ell + c), "ell and c must be finite and > 0");
-    return spectra::spiked_eigenvector_overlap(ell, c);
-  }, py::arg("ell"), py::arg("c"), "Limit of <v_hat, e_1>^2 (Paul 2007).");
+  python::bind_spectra(m);
+  python::bind_bounds(m);
+  python::bind_sparsity(m);
+  python::bind_scaling(m);
+  python::bind_noisy(m);
 }
