@@ -27,7 +27,10 @@ StudyDef teacher_student_study() {
       integer("params.teacher_m", "experts of the teacher (default 2 teacher_k)").in(1, 1 << 16).optional(),
       integer("params.teacher_active_neurons", "k w of the teacher (the paper: 256 = d); expert width w = round(k w / k)").in(1, 1 << 20),
       integer("params.student_k", "active experts of the student").in(1, 4096),
-      integer("params.student_m", "experts of the student (default 2 student_k)").in(1, 1 << 16).optional(),
+      integer("params.student_m", "experts of the student (default 2 student_k student_size)").in(1, 1 << 16).optional(),
+      integer("params.student_size", "student total size relative to a (2k')e(k')a student: student_m = 2 student_k student_size (the paper's Figs. 3 and 5: 1, 2, 4, 8, 16); excludes student_m")
+          .in(1, 1 << 12)
+          .optional(),
       integer("params.student_active_neurons", "k' w' of the student (the paper: 320 = 1.25 k w); w' = round(k' w' / k')").in(1, 1 << 20),
       boolean("params.student_router_bias", "a trainable bias on the student's routing logits (the paper's Fig. 3)").or_default(false),
       real_list("params.learning_rates", "AdamW learning rates tried per run; the best final test error is kept (the paper: 1e-2, 1e-3)"),
@@ -51,6 +54,7 @@ StudyDef teacher_student_study() {
                {"student_w", "student expert width"},
                {"granularity_ratio", "student_k / teacher_k"},
                {"student_parameters", "student parameters (router included)"},
+               {"student_size", "student parameters / teacher parameters (the paper's Figs. 3, 5 x-axis, up to the 25% overparametrization)"},
                {"student_active_parameters", "student parameters used per input"},
                {"samples", "training samples per run"},
                {"steps", "optimizer steps per run"},
@@ -70,7 +74,11 @@ StudyDef teacher_student_study() {
         const int dim = p.small("params.d");
         const int tk = p.small("params.teacher_k"), sk = p.small("params.student_k");
         const int tm = p.has("params.teacher_m") ? p.small("params.teacher_m") : 2 * tk;
-        const int sm = p.has("params.student_m") ? p.small("params.student_m") : 2 * sk;
+        if (p.has("params.student_m") && p.has("params.student_size"))
+          p.fail("params.student_size", "give student_m or student_size, not both");
+        // Figs. 3, 5: relative size s = total student parameters over those of a (2k')e(k')a student.
+        const int sm = p.has("params.student_m") ? p.small("params.student_m")
+                                                 : 2 * sk * (p.has("params.student_size") ? p.small("params.student_size") : 1);
         const int tn = p.small("params.teacher_active_neurons"), sn = p.small("params.student_active_neurons");
         if (tk > tm) p.fail("params.teacher_k", fmt::format("teacher_k = {} exceeds teacher_m = {}", tk, tm));
         if (sk > sm) p.fail("params.student_k", fmt::format("student_k = {} exceeds student_m = {}", sk, sm));
@@ -121,6 +129,7 @@ StudyDef teacher_student_study() {
             .set("student_w", S.w)
             .set("granularity_ratio", static_cast<double>(S.k) / T.k)
             .set("student_parameters", parameter_count(S))
+            .set("student_size", static_cast<double>(parameter_count(S)) / static_cast<double>(parameter_count(T)))
             .set("student_active_parameters", active_parameter_count(S))
             .set("samples", pt.spec.steps() * pt.spec.batch)
             .set("steps", pt.spec.steps())
