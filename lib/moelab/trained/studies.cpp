@@ -1,11 +1,485 @@
 // Studies of the trained topic: the theory of the compositional and scaling papers measured on
-// trained MoEs (generalization gap vs Theorem 1, k* on a compositional task, scaling laws).
+// trained MoEs (issue 14; docs/trained.md).
+//   trained.generalization_gap  gap of trained top-k MoEs vs Theorem 1 (printed, Eq. 17, derived);
+//                               one trial = one training run (seed);
+//   trained.compositional_kstar ID / OOD accuracy of T = 8-expert MoEs over k on an SRAVEN-like task
+//                               of M rules, best k per M beside the sparsity topic's k*;
+//   trained.scaling             loss vs N_act, D or E with a fitted power law, and routing-pattern
+//                               usage of the trained router.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "moelab/bounds/generalization.hpp"
+#include "moelab/core/parallel.hpp"
+#include "moelab/core/stats.hpp"
+#include "moelab/moe/moe_model.hpp"
+#include "moelab/scaling/covering_number.hpp"
+#include "moelab/scaling/scaling_laws.hpp"
 #include "moelab/scenario/study.hpp"
+#include "moelab/sparsity/optimal_sparsity.hpp"
+#include "moelab/trained/compositional_task.hpp"
+#include "moelab/trained/generalization_gap.hpp"
+#include "moelab/trained/scaling_experiment.hpp"
 
 namespace moelab::trained {
 
-void add_studies(std::vector<StudyDef>& out) { (void)out; }
+namespace {
+
+double se_or_zero(const Welford& w) { return w.count() > 1 ? w.standard_error() : 0.0; }
+
+// ---- trained.generalization_gap ----
+
+StudyDef gap_study() {
+  StudyDef d;
+  d.name = "trained.generalization_gap";
+  d.summary = "generalization gap (bounded loss) of trained top-k MoEs with linear experts on a noisy random teacher, "
+              "beside Theorem 1 as printed, Eq. 17 and derived";
+  d.figure = "compositional paper, Theorem 1 (Eq. 5), Eq. 17; docs/bounds.md";
+  d.trial_unit = "training runs (seeds)";
+  d.min_trials = 2;
+  d.params = {
+      integer("params.d", "input dimension").in(1, 256).or_default(8),
+      integer("params.teacher_T", "experts of the teacher (linear experts, top-k softmax)").in(1, 64).or_default(4),
+      integer("params.teacher_k", "active experts of the teacher").in(1, 64).or_default(1),
+      integer("params.T", "experts of the student").in(1, 64),
+      integer("params.k", "active experts of the student (k <= T)").in(1, 64),
+      integer("params.m", "training points").in(2, 1 << 24).unit("points"),
+      integer("params.test_size", "test points for the test loss").in(1, 1 << 24).or_default(8192).unit("points"),
+      real("params.noise", "label noise standard deviation").nonnegative().at_most(100.0).or_default(0.5),
+      integer("params.steps", "AdamW steps (cosine decay)").in(1, 1 << 24).or_default(1500),
+      integer("params.batch", "samples per step (capped at m)").in(1, 1 << 20).or_default(64),
+      real("params.lr", "AdamW learning rate").positive().below(10.0).or_default(1e-2),
+      integer("params.rademacher_draws", "sign vectors per Rademacher estimate").in(2, 1 << 20).or_default(200),
+  };
+  d.columns = {
+      {"d", "input dimension"},
+      {"T", "student experts"},
+      {"k", "student active experts"},
+      {"m", "training points"},
+      {"train_loss_mean", "training loss min(1, |f - y|), mean over seeds"},
+      {"test_loss_mean", "test loss min(1, |f - y|), mean over seeds"},
+      {"gap_mean", "test - train bounded loss, mean over seeds"},
+      {"gap_std_error", "its standard error over seeds"},
+      {"gap_ci_low", "95% Student-t interval of the mean gap, lower end"},
+      {"gap_ci_high", "upper end"},
+      {"mse_gap_mean", "test - train MSE (the trained loss), mean over seeds"},
+      {"mse_gap_std_error", "its standard error"},
+      {"expert_norm_mean", "largest trained expert norm B_E, mean over seeds"},
+      {"expert_rademacher_mean", "R(H, S) of {x -> <w, x>: ||w|| <= B_E} on the training inputs, mean over seeds"},
+      {"router_rademacher_mean", "R of the router's logit class {x -> <r, x>: ||r|| <= B_R} on the training inputs"},
+      {"d_N", "Natarajan dimension used for Theorem 1: d T (router parameters)"},
+      {"printed_rademacher_term", "4 C R_m(H) (Theorem 1 as printed)"},
+      {"printed_routing_log", "2 k N d_N log T (Eq. 18, the printed routing part of log Gamma)"},
+      {"eq17_routing_log", "2 N d_N log C(T, k) (Eq. 13 / 17)"},
+      {"derived_rademacher_term", "4 C T w_max R_m(H), w_max = 1 (derived, docs/bounds.md finding 4)"},
+      {"bound_printed", "Theorem 1 as printed (Eq. 5)"},
+      {"bound_eq17", "Theorem 1 with Eq. 17's exact log C(T, k)"},
+      {"bound_derived", "the derived form (docs/bounds.md)"},
+      {"bound_over_gap", "bound_eq17 / gap_mean (how far the tightest printed form exceeds the measured gap)"},
+      {"trials", "training runs (seeds)"},
+  };
+  return define_trial_study<GapSpec, GapRun>(
+      std::move(d),
+      [](const PointParams& p) {
+        GapSpec s;
+        s.d = p.small("params.d");
+        s.teacher_T = p.small("params.teacher_T");
+        s.teacher_k = p.small("params.teacher_k");
+        s.T = p.small("params.T");
+        s.k = p.small("params.k");
+        s.m = p.integer("params.m");
+        s.test_size = p.integer("params.test_size");
+        s.noise = p.real("params.noise");
+        s.steps = p.integer("params.steps");
+        s.batch = p.integer("params.batch");
+        s.lr = p.real("params.lr");
+        s.rademacher_draws = p.integer("params.rademacher_draws");
+        if (s.teacher_k > s.teacher_T)
+          p.fail("params.teacher_k", fmt::format("teacher_k = {} exceeds teacher_T = {}", s.teacher_k, s.teacher_T));
+        if (s.k > s.T) p.fail("params.k", fmt::format("k = {} exceeds T = {}", s.k, s.T));
+        return s;
+      },
+      [](const GapSpec& s, const RunContext& ctx, std::int64_t t) { return run_gap_trial(s, ctx.key, t); },
+      [](const GapSpec& s, std::span<const GapRun> runs, const RunContext& ctx, RowSink& rows) {
+        Welford tr, te, gap, mgap, bn, rr, ro;
+        for (const auto& r : runs) {
+          tr.add(r.train_loss), te.add(r.test_loss), gap.add(r.gap()), mgap.add(r.mse_gap());
+          bn.add(r.expert_norm), rr.add(r.expert_rademacher), ro.add(r.router_rademacher);
+        }
+        const auto ci = t_interval(gap, 0.95);
+        const auto p = theorem1_params(s, rr.mean());
+        const auto printed = bounds::theorem1_printed(p), eq17 = bounds::theorem1_eq17(p), derived = bounds::theorem1_derived(p);
+        rows.row()
+            .set("d", s.d)
+            .set("T", s.T)
+            .set("k", s.k)
+            .set("m", s.m)
+            .set("train_loss_mean", tr.mean())
+            .set("test_loss_mean", te.mean())
+            .set("gap_mean", gap.mean())
+            .set("gap_std_error", se_or_zero(gap))
+            .set("gap_ci_low", ci.lower)
+            .set("gap_ci_high", ci.upper)
+            .set("mse_gap_mean", mgap.mean())
+            .set("mse_gap_std_error", se_or_zero(mgap))
+            .set("expert_norm_mean", bn.mean())
+            .set("expert_rademacher_mean", rr.mean())
+            .set("router_rademacher_mean", ro.mean())
+            .set("d_N", p.d_N)
+            .set("printed_rademacher_term", printed.rademacher_term)
+            .set("printed_routing_log", printed.log_growth_routing)
+            .set("eq17_routing_log", eq17.log_growth_routing)
+            .set("derived_rademacher_term", derived.rademacher_term)
+            .set("bound_printed", printed.total)
+            .set("bound_eq17", eq17.total)
+            .set("bound_derived", derived.total)
+            .set("bound_over_gap", eq17.total / gap.mean())
+            .set("trials", ctx.trials);
+      });
+}
+
+// ---- trained.compositional_kstar ----
+
+struct KStarPoint {
+  CompositionalSpec spec;
+  std::vector<int> ks;
+  double a = 1.0, b = 1.0, d_N = 1.0;
+};
+
+StudyDef compositional_study() {
+  StudyDef d;
+  d.name = "trained.compositional_kstar";
+  d.summary = "ID and OOD exact-match accuracy of 8-expert top-k MoEs on an SRAVEN-like task of M composed rules, best k "
+              "per M beside the sparsity topic's k* (Definition 5, Theorem 1's k-term)";
+  d.figure = "compositional paper, Sec. 3.1, Figs. 1-2 (SRAVEN, 8 experts, top-k); Sec. 4.3 (k*)";
+  d.trial_unit = "training runs (seeds) per k";
+  d.min_trials = 2;
+  d.params = {
+      integer("params.M", "rules composed per problem (features per panel), 1..16").in(1, 16),
+      integer("params.R", "rules to draw from (the paper: 8)").in(1, 4096).or_default(8),
+      integer("params.V", "values per panel entry (Z_V)").in(2, 64).or_default(5),
+      integer("params.rows", "rows of the grid (the last one is queried; the paper: 3)").in(2, 16).or_default(3),
+      real("params.ood_fraction", "fraction of rule combinations held out as OOD (the paper: 0.25)").nonnegative().below(1.0).or_default(0.25),
+      integer("params.T", "experts (the paper: 8)").in(1, 64).or_default(8),
+      integer_list("params.k_list", "active experts compared (the paper: 1, 2, 4, 8)"),
+      integer("params.width", "hidden width of each ReLU expert").in(1, 1 << 14).or_default(32),
+      integer("params.train_size", "ID training problems").in(1, 1 << 24).unit("problems"),
+      integer("params.test_size", "ID and OOD test problems (each)").in(1, 1 << 24).or_default(2048).unit("problems"),
+      integer("params.steps", "AdamW steps (cosine decay)").in(1, 1 << 24),
+      integer("params.batch", "problems per step").in(1, 1 << 20).or_default(128),
+      real("params.lr", "AdamW learning rate").positive().below(10.0).or_default(3e-3),
+      real("params.weight_decay", "AdamW decoupled weight decay").nonnegative().or_default(0.0),
+      real("params.kstar_a", "constant a of E_approx = a N^2 / k (sparsity topic; N := M)").positive().or_default(1.0),
+      real("params.kstar_b", "constant b of E_est (sparsity topic)").positive().or_default(1.0),
+      real("params.kstar_d_N", "router base Natarajan dimension d_N for the k* forms").positive().or_default(1.0),
+  };
+  d.columns = {
+      {"M", "rules composed per problem"},
+      {"R", "rules"},
+      {"V", "values per entry"},
+      {"rows", "grid rows"},
+      {"T", "experts"},
+      {"k", "active experts"},
+      {"train_size", "ID training problems"},
+      {"id_accuracy_mean", "exact-match accuracy on ID test problems, mean over seeds"},
+      {"id_accuracy_std_error", "its standard error"},
+      {"ood_accuracy_mean", "exact-match accuracy on held-out combinations (NaN for M = 1: no combination to hold out)"},
+      {"ood_accuracy_std_error", "its standard error"},
+      {"id_head_accuracy_mean", "fraction of entries right, ID"},
+      {"ood_head_accuracy_mean", "fraction of entries right, OOD"},
+      {"train_accuracy_mean", "exact-match accuracy on the training set"},
+      {"bayes_id_mean", "Bayes-optimal exact-match accuracy on the ID test problems (rule ambiguity ceiling)"},
+      {"best_k_id", "the k of the list with the largest ID accuracy at this M (ties: smallest k)"},
+      {"best_k_ood", "the k with the largest OOD accuracy (-1 for M = 1)"},
+      {"kstar_definition5", "integer k* of a M^2/k + b sqrt(M k d_N log(T/k)/m), Definition 5 (sparsity topic)"},
+      {"kstar_theorem1", "integer k* with Theorem 1's k-term as E_est (sparsity topic, form theorem1)"},
+      {"trials", "training runs per k"},
+  };
+  auto def = define_study<KStarPoint>(
+      std::move(d),
+      [](const PointParams& p) {
+        KStarPoint pt;
+        auto& s = pt.spec;
+        s.M = p.small("params.M");
+        s.R = p.small("params.R");
+        s.V = p.small("params.V");
+        s.rows = p.small("params.rows");
+        s.ood_fraction = p.real("params.ood_fraction");
+        s.T = p.small("params.T");
+        s.width = p.small("params.width");
+        s.train_size = p.integer("params.train_size");
+        s.test_size = p.integer("params.test_size");
+        s.steps = p.integer("params.steps");
+        s.batch = p.integer("params.batch");
+        s.lr = p.real("params.lr");
+        s.weight_decay = p.real("params.weight_decay");
+        pt.a = p.real("params.kstar_a");
+        pt.b = p.real("params.kstar_b");
+        pt.d_N = p.real("params.kstar_d_N");
+        if (s.R > s.V * s.V * s.V) p.fail("params.R", fmt::format("R = {} exceeds the V^3 = {} affine rules", s.R, s.V * s.V * s.V));
+        if (s.M > 1 && s.ood_fraction > 0.0 && std::pow(static_cast<double>(s.R), s.M) < 4.0)
+          p.fail("params.R", "fewer than 4 rule combinations: nothing to split into ID and OOD");
+        for (auto k : p.integer_list("params.k_list")) {
+          if (k < 1 || k > s.T) p.fail("params.k_list", fmt::format("k = {} outside 1..T = {}", k, s.T));
+          pt.ks.push_back(static_cast<int>(k));
+        }
+        if (pt.ks.empty()) p.fail("params.k_list", "give at least one k");
+        if (static_cast<double>(s.M) * (3 * s.rows - 1) * s.V > 1e6) p.fail("params.M", "input dimension M (3 rows - 1) V above 1e6");
+        return pt;
+      },
+      [](const KStarPoint& pt, const RunContext& ctx, RowSink& rows) {
+        const std::size_t nk = pt.ks.size(), seeds = static_cast<std::size_t>(ctx.trials);
+        const auto runs = parallel_map<CompositionalRun>(nk * seeds, [&](std::size_t i) {
+          CompositionalSpec s = pt.spec;
+          s.k = pt.ks[i / seeds];
+          auto r = run_compositional_trial(s, ctx.key, static_cast<std::int64_t>(i % seeds));
+          ctx.advance();
+          return r;
+        });
+        std::vector<Welford> id(nk), ood(nk), idh(nk), oodh(nk), tr(nk), bay(nk);
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+          const auto j = i / seeds;
+          id[j].add(runs[i].id_accuracy), ood[j].add(runs[i].ood_accuracy), idh[j].add(runs[i].id_head_accuracy);
+          oodh[j].add(runs[i].ood_head_accuracy), tr[j].add(runs[i].train_accuracy), bay[j].add(runs[i].bayes_id);
+        }
+        std::size_t best_id = 0, best_ood = 0;
+        for (std::size_t j = 1; j < nk; ++j) {
+          if (id[j].mean() > id[best_id].mean()) best_id = j;
+          if (ood[j].mean() > ood[best_ood].mean()) best_ood = j;
+        }
+        const bool has_ood = pt.spec.M > 1 && pt.spec.ood_fraction > 0.0;
+        sparsity::TradeoffParams tp;
+        tp.N = pt.spec.M, tp.m = static_cast<double>(pt.spec.train_size), tp.d_N = pt.d_N, tp.T = pt.spec.T, tp.a = pt.a, tp.b = pt.b;
+        const auto k_def5 = sparsity::integer_k_star(tp, sparsity::EstimationForm::definition5).k;
+        const auto k_thm1 = sparsity::integer_k_star(tp, sparsity::EstimationForm::theorem1).k;
+        for (std::size_t j = 0; j < nk; ++j)
+          rows.row()
+              .set("M", pt.spec.M)
+              .set("R", pt.spec.R)
+              .set("V", pt.spec.V)
+              .set("rows", pt.spec.rows)
+              .set("T", pt.spec.T)
+              .set("k", pt.ks[j])
+              .set("train_size", pt.spec.train_size)
+              .set("id_accuracy_mean", id[j].mean())
+              .set("id_accuracy_std_error", se_or_zero(id[j]))
+              .set("ood_accuracy_mean", ood[j].mean())
+              .set("ood_accuracy_std_error", has_ood ? se_or_zero(ood[j]) : std::numeric_limits<double>::quiet_NaN())
+              .set("id_head_accuracy_mean", idh[j].mean())
+              .set("ood_head_accuracy_mean", oodh[j].mean())
+              .set("train_accuracy_mean", tr[j].mean())
+              .set("bayes_id_mean", bay[j].mean())
+              .set("best_k_id", pt.ks[best_id])
+              .set("best_k_ood", has_ood ? pt.ks[best_ood] : -1)
+              .set("kstar_definition5", k_def5)
+              .set("kstar_theorem1", k_thm1)
+              .set("trials", ctx.trials);
+      },
+      [](const KStarPoint& pt, std::int64_t trials) { return pt.ks.size() * static_cast<std::size_t>(trials); });
+  set_cost<KStarPoint>(def, [](const KStarPoint& pt, std::int64_t trials) {
+    const auto& s = pt.spec;
+    const double din = static_cast<double>(s.M) * (3 * s.rows - 1) * s.V, dout = static_cast<double>(s.M) * s.V;
+    const double data = 8.0 * din * static_cast<double>(s.train_size + 2 * s.test_size);
+    const double params = static_cast<double>(s.T) * (s.width * (din + dout + 1) + dout) + s.T * din;
+    const double bytes = num_threads() * (data + 8.0 * 4.0 * params + 8.0 * s.batch * (din + 4.0 * s.width * 8));
+    double work = 0.0;
+    for (int k : pt.ks) work += 6.0 * static_cast<double>(s.steps) * s.batch * (k * s.width * (din + dout) + s.T * din);
+    return StudyCost{bytes, work * static_cast<double>(trials)};
+  });
+  return def;
+}
+
+// ---- trained.scaling ----
+
+struct ScalingPoint {
+  ScalingSpec base;
+  ScalingAxis axis = ScalingAxis::active;
+  std::vector<std::int64_t> values;
+  double beta = 1.0;
+};
+
+StudyDef scaling_study() {
+  StudyDef d;
+  d.name = "trained.scaling";
+  d.summary = "normalized test MSE of trained MoE students vs active parameters, data or experts, a weighted power-law "
+              "fit beside the scaling paper's rates, and the trained router's mask usage";
+  d.figure = "scaling paper, Theorem 4.3 (N^(-beta/d), E^(-beta/d)), Sec. 5; Lemma 3.7 / compositional Eq. 13 (routing patterns)";
+  d.trial_unit = "training runs (seeds) per value";
+  d.min_trials = 2;
+  d.params = {
+      choice("params.axis", {"active", "data", "experts"}, "what varies: expert width (N_act), training-set size D, or experts E"),
+      integer_list("params.widths", "axis active: the expert widths w (>= 2 values)").optional(),
+      integer_list("params.train_sizes", "axis data: the training-set sizes D (>= 2 values)").optional(),
+      integer_list("params.expert_counts", "axis experts: the expert counts E (>= 2 values, each >= k)").optional(),
+      integer("params.d", "input dimension (the manifold dimension of the rates)").in(1, 1024).or_default(8),
+      integer("params.teacher_E", "teacher experts").in(1, 64).or_default(16),
+      integer("params.teacher_k", "teacher active experts").in(1, 64).or_default(2),
+      integer("params.teacher_w", "teacher expert width").in(1, 1 << 14).or_default(16),
+      integer("params.E", "student experts (base)").in(1, 64).or_default(8),
+      integer("params.k", "student active experts").in(1, 64).or_default(2),
+      integer("params.w", "student expert width (base)").in(1, 1 << 14).or_default(8),
+      integer("params.experts_k", "student active experts on the experts axis (each E >= it)").in(1, 64).or_default(1),
+      integer("params.steps", "AdamW steps (cosine decay)").in(1, 1 << 24).or_default(2000),
+      integer("params.batch", "samples per step").in(1, 1 << 20).or_default(128),
+      integer("params.train_size", "0 = online (fresh samples every step); the data axis sets it").in(0, 1 << 24).or_default(0),
+      integer("params.test_size", "test inputs (normalized test MSE and mask counts)").in(1, 1 << 22).or_default(4096),
+      real("params.lr", "AdamW learning rate").positive().below(10.0).or_default(1e-2),
+      real("params.beta", "smoothness beta of the target for the predicted rate (1: the ReLU teacher is Lipschitz)").positive().or_default(1.0),
+  };
+  d.columns = {
+      {"axis", "active, data or experts"},
+      {"value", "the axis value (w, D or E)"},
+      {"x", "the regressor of the fit: N_active, D or E"},
+      {"d", "input dimension"},
+      {"E", "student experts"},
+      {"k", "student active experts"},
+      {"w", "student expert width"},
+      {"N_active", "student parameters used per input (router + k experts)"},
+      {"D", "training samples seen: the fixed set size, or steps x batch online"},
+      {"nmse_mean", "normalized test MSE, mean over seeds"},
+      {"nmse_std_error", "its standard error"},
+      {"init_nmse_mean", "before training"},
+      {"fitted_exponent", "alpha of nmse ~ x^(-alpha), WLS in log-log over all values of this point"},
+      {"fitted_exponent_se", "its standard error from (X'WX)^-1"},
+      {"fitted_exponent_se_scaled", "times max(1, sqrt(chi2/dof))"},
+      {"chi2_dof", "residual chi2 / dof of the fit (NaN with 2 values)"},
+      {"predicted_exponent", "active/experts: 2 beta / d (Theorem 4.3's error rate, squared); data: 1 (ERM rate for squared loss)"},
+      {"distinct_masks_trained_mean", "distinct top-k masks of the trained router on the test inputs, mean over seeds"},
+      {"effective_masks_trained_mean", "exp(entropy) of the trained router's mask frequencies"},
+      {"distinct_masks_init_mean", "distinct masks of the same router at initialisation"},
+      {"effective_masks_init_mean", "exp(entropy) at initialisation"},
+      {"all_masks", "C(E, k): every mask (the per-slot count of Eq. 13 / Lemma 3.7)"},
+      {"lemma37_per_slot", "k log(e E / k): Lemma 3.7's per-slot routing overhead (nats), >= log C(E, k)"},
+      {"trials", "training runs per value"},
+  };
+  auto def = define_study<ScalingPoint>(
+      std::move(d),
+      [](const PointParams& p) {
+        ScalingPoint pt;
+        auto& s = pt.base;
+        const std::string axis = p.text("params.axis");
+        pt.axis = axis == "active" ? ScalingAxis::active : axis == "data" ? ScalingAxis::data : ScalingAxis::experts;
+        s.d = p.small("params.d");
+        s.teacher_E = p.small("params.teacher_E");
+        s.teacher_k = p.small("params.teacher_k");
+        s.teacher_w = p.small("params.teacher_w");
+        s.E = p.small("params.E");
+        s.k = p.small("params.k");
+        s.w = p.small("params.w");
+        s.steps = p.integer("params.steps");
+        s.batch = p.integer("params.batch");
+        s.train_size = p.integer("params.train_size");
+        s.test_size = p.integer("params.test_size");
+        s.lr = p.real("params.lr");
+        pt.beta = p.real("params.beta");
+        if (pt.axis == ScalingAxis::experts) s.k = p.small("params.experts_k");
+        if (s.teacher_k > s.teacher_E) p.fail("params.teacher_k", "teacher_k exceeds teacher_E");
+        const std::string key = pt.axis == ScalingAxis::active ? "params.widths"
+                                : pt.axis == ScalingAxis::data ? "params.train_sizes"
+                                                               : "params.expert_counts";
+        if (!p.has(key)) p.fail(key, fmt::format("axis {} needs {}", axis, key));
+        pt.values = p.integer_list(key);
+        if (pt.values.size() < 2) p.fail(key, "give at least 2 values to fit a power law");
+        for (auto v : pt.values) {
+          const std::int64_t lo = pt.axis == ScalingAxis::data ? 1 : (pt.axis == ScalingAxis::experts ? s.k : 1);
+          const std::int64_t hi = pt.axis == ScalingAxis::data ? (1 << 24) : (pt.axis == ScalingAxis::experts ? 64 : (1 << 14));
+          if (v < lo || v > hi) p.fail(key, fmt::format("value {} outside {}..{}", v, lo, hi));
+        }
+        if (pt.axis != ScalingAxis::experts && s.k > s.E) p.fail("params.k", "k exceeds E");
+        return pt;
+      },
+      [](const ScalingPoint& pt, const RunContext& ctx, RowSink& rows) {
+        const std::size_t nv = pt.values.size(), seeds = static_cast<std::size_t>(ctx.trials);
+        const auto runs = parallel_map<ScalingRun>(nv * seeds, [&](std::size_t i) {
+          const auto s = at_axis(pt.base, pt.axis, pt.values[i / seeds]);
+          // The same key for every value: seed t has one teacher and one data stream across the axis
+          // (paired values; the fit sees the effect of the axis, not of a new teacher per value).
+          auto r = run_scaling_trial(s, ctx.key, static_cast<std::int64_t>(i % seeds));
+          ctx.advance();
+          return r;
+        });
+        std::vector<Welford> nm(nv), in(nv), dt(nv), et(nv), di(nv), ei(nv);
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+          const auto j = i / seeds;
+          nm[j].add(runs[i].nmse), in[j].add(runs[i].init_nmse);
+          dt[j].add(runs[i].trained.distinct), et[j].add(runs[i].trained.effective);
+          di[j].add(runs[i].initial.distinct), ei[j].add(runs[i].initial.effective);
+        }
+        std::vector<double> x(nv), mean(nv), se(nv);
+        for (std::size_t j = 0; j < nv; ++j) {
+          const auto s = at_axis(pt.base, pt.axis, pt.values[j]);
+          x[j] = pt.axis == ScalingAxis::active ? static_cast<double>(moe::active_parameter_count(s.student()))
+                 : pt.axis == ScalingAxis::data ? static_cast<double>(s.train_size)
+                                                : static_cast<double>(s.E);
+          mean[j] = nm[j].mean();
+          se[j] = se_or_zero(nm[j]);
+        }
+        const auto fit = fit_power_law(x, mean, se);
+        const double predicted = pt.axis == ScalingAxis::data ? 1.0 : 2.0 * pt.beta / pt.base.d;
+        for (std::size_t j = 0; j < nv; ++j) {
+          const auto s = at_axis(pt.base, pt.axis, pt.values[j]);
+          rows.row()
+              .set("axis", to_string(pt.axis))
+              .set("value", pt.values[j])
+              .set("x", x[j])
+              .set("d", s.d)
+              .set("E", s.E)
+              .set("k", s.k)
+              .set("w", s.w)
+              .set("N_active", moe::active_parameter_count(s.student()))
+              .set("D", s.train_size > 0 ? s.train_size : s.steps * s.batch)
+              .set("nmse_mean", mean[j])
+              .set("nmse_std_error", se[j])
+              .set("init_nmse_mean", in[j].mean())
+              .set("fitted_exponent", fit.exponent)
+              .set("fitted_exponent_se", fit.se)
+              .set("fitted_exponent_se_scaled", fit.se_scaled)
+              .set("chi2_dof", fit.chi2_dof)
+              .set("predicted_exponent", predicted)
+              .set("distinct_masks_trained_mean", dt[j].mean())
+              .set("effective_masks_trained_mean", et[j].mean())
+              .set("distinct_masks_init_mean", di[j].mean())
+              .set("effective_masks_init_mean", ei[j].mean())
+              .set("all_masks", std::exp(scaling::log_binomial(s.E, s.k)))
+              .set("lemma37_per_slot", scaling::log_binomial_bound(s.E, s.k))
+              .set("trials", ctx.trials);
+        }
+      },
+      [](const ScalingPoint& pt, std::int64_t trials) { return pt.values.size() * static_cast<std::size_t>(trials); });
+  set_cost<ScalingPoint>(def, [](const ScalingPoint& pt, std::int64_t trials) {
+    double bytes = 0.0, work = 0.0;
+    for (auto v : pt.values) {
+      const auto s = at_axis(pt.base, pt.axis, v);
+      const double d = s.d, data = static_cast<double>(std::max<std::int64_t>(s.train_size, s.batch) + s.test_size);
+      bytes = std::max(bytes, num_threads() * 8.0 * (2.0 * data * (d + 1) + 4.0 * (s.E * (2.0 * s.w * d + d) + s.teacher_E * 2.0 * s.teacher_w * d)));
+      work += 6.0 * static_cast<double>(s.steps) * s.batch * (s.k * 2.0 * s.w * d + s.E * d + s.teacher_k * 2.0 * s.teacher_w * d);
+    }
+    return StudyCost{bytes, work * static_cast<double>(trials)};
+  });
+  return def;
+}
+
+}  // namespace
+
+void add_studies(std::vector<StudyDef>& out) {
+  auto gap = gap_study();
+  set_cost<GapSpec>(gap, [](const GapSpec& s, std::int64_t trials) {
+    const double data = static_cast<double>(s.m + s.test_size) * (s.d + 2);
+    const double bytes = num_threads() * 8.0 * (2.0 * data + 8.0 * s.T * s.d + 4.0 * s.batch * (s.d + s.T));
+    const double work = 6.0 * static_cast<double>(s.steps) * std::min(s.batch, s.m) * (s.k + s.T) * s.d +
+                        2.0 * static_cast<double>(s.rademacher_draws) * s.m * s.d;
+    return StudyCost{bytes, work * static_cast<double>(trials)};
+  });
+  out.push_back(std::move(gap));
+  out.push_back(compositional_study());
+  out.push_back(scaling_study());
+}
 
 }  // namespace moelab::trained
