@@ -145,6 +145,16 @@ StudyDef teacher_student_study() {
 
 }  // namespace
 
-void add_studies(std::vector<StudyDef>& out) { out.push_back(teacher_student_study()); }
+// Defined in studies_noisy_b3.cpp and studies_moefication.cpp.
+StudyDef noisy_robustness_study();
+StudyDef moefication_study();
+StudyDef block_discovery_study();
+
+void add_studies(std::vector<StudyDef>& out) {
+  out.push_back(teacher_student_study());
+  out.push_back(noisy_robustness_study());
+  out.push_back(moefication_study());
+  out.push_back(block_discovery_study());
+}
 
 }  // namespace moelab::moe

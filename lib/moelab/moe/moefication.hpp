@@ -1,0 +1,82 @@
+// MoEfication on synthetic networks (noisy paper, Sec. 5, Figs. 1, 4, 5, 11; MoEfication: Zhang et
+// al. 2021): a dense two-layer ReLU network trained on data with a planted modular structure
+// (modular_task.hpp, classification) is split into experts by clustering its hidden neurons by
+// co-activation, and each input is routed to the experts whose centroid is nearest; accuracy is then
+// measured against input noise for the dense and the MoEfied model at several sparsity levels.
+// Plus the block-discovery picture of Fig. 1 (App. B.1): cosine affinity of features, spectral
+// clustering into blocks, activations as percentiles, reordered by block.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "moelab/core/keys.hpp"
+#include "moelab/moe/modular_task.hpp"
+
+namespace moelab::moe {
+
+/// Lloyd's k-means on the columns of X (dim x n) into `clusters` groups: k-means++ seeding from
+/// Philox draws (RandomStream(seed, moe_shuffle, 0): uniform j for the j-th centre), then
+/// `iterations` Lloyd steps (ties to the lower cluster; an emptied cluster keeps its centre).
+/// Returns the label of each column; `centres` (dim x clusters) when not null. Deterministic.
+std::vector<int> kmeans(const Eigen::MatrixXd& X, int clusters, std::uint64_t seed, int iterations = 50,
+                        Eigen::MatrixXd* centres = nullptr);
+
+/// Spectral clustering of the columns of A (n x F: rows = tokens, columns = features) into `blocks`
+/// groups (noisy paper, App. B.1, Fig. 1): affinity W_ij = max(0, cos(a_i, a_j)) (zero diagonal),
+/// normalized Laplacian I - D^-1/2 W D^-1/2, its `blocks` smallest eigenvectors
+/// (Eigen::SelfAdjointEigenSolver), rows normalized, k-means (seed). Returns the block of each feature.
+std::vector<int> spectral_blocks(const Eigen::MatrixXd& A, int blocks, std::uint64_t seed);
+
+/// The Fig. 1 picture: features ordered by block, tokens by their dominant block (largest mean |a|
+/// over the block's features), every entry replaced by its percentile of |A| (0..100), averaged onto
+/// at most rows x cols cells. `diagonal_mass`: the share of sum |a| that falls in the (token block,
+/// feature block) diagonal cells; `diagonal_share`: the share of entries there (the value a matrix
+/// without block structure would give).
+struct BlockPicture {
+  Eigen::MatrixXd cells;  // rows x cols mean percentiles (row = token group, column = feature group)
+  std::vector<int> feature_block, token_block;
+  std::vector<int> feature_order, token_order;
+  double diagonal_mass = 0, diagonal_share = 0;
+};
+BlockPicture block_picture(const Eigen::MatrixXd& A, int blocks, std::uint64_t seed, int max_rows, int max_cols);
+
+/// Reads an activation matrix CSV: one token per line, one feature per column, numbers only
+/// (a first line with a non-numeric cell is a header and skipped; '#' lines are comments).
+/// InputError naming the file, the line and the reason (unreadable, ragged rows, a non-number,
+/// NaN/inf, fewer than 2 rows or columns).
+Eigen::MatrixXd read_activation_csv(const std::string& path);
+
+/// A planted activation matrix (the default input of the picture): `tokens` rows, blocks x
+/// block_features columns; token t belongs to block t mod blocks, its features in that block are
+/// |N(0, 1)| + shift, the others |N(0, noise^2)|. Philox: RandomStream(seed, moe_test_data, 0).
+Eigen::MatrixXd planted_activations(int tokens, int blocks, int block_features, double shift, double noise, std::uint64_t seed);
+
+struct MoeficationSpec {
+  ModularTask task;                 // classification (classes >= 2)
+  int hidden = 64;                  // dense width H
+  int experts = 8;                  // E: neuron clusters
+  std::vector<int> active;          // sparsity levels: active experts s (1..E)
+  std::vector<double> sigmas;       // test input-noise standard deviations
+  double train_sigma = 0.0;         // input noise during the dense training
+  std::int64_t steps = 2000, batch = 256;
+  double lr = 1e-2;
+  double weight_decay = 0.0;
+  std::int64_t calibration = 4096;  // clean training inputs for the co-activation clustering and centroids
+  std::int64_t test_size = 8192;
+};
+
+struct MoeficationRun {
+  std::vector<double> dense;   // accuracy per sigma
+  std::vector<double> moe;     // accuracy per (active level a, sigma): a * sigmas.size() + s
+  double block_purity = 0.0;   // share of neurons whose cluster's majority block is their own dominant block
+};
+
+/// Trial `trial`: teacher key.with("teacher", trial), data key.with("data", trial), dense init
+/// key.with("dense", trial), clustering key.with("cluster", trial).
+MoeficationRun run_moefication_trial(const MoeficationSpec& spec, const RngKey& key, std::int64_t trial);
+
+}  // namespace moelab::moe
