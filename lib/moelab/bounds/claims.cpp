@@ -38,7 +38,10 @@ void register_claims(claims::Registry& r) {
   r.add({"bounds.thm1.eq17_eq18", src + "Eq. 17-18", "log(C(T,k)^(2 N d_N)) = 2 k N d_N log T (printed as an equality).",
          ClaimKind::equality, eq17_eq18_claim});
   r.add({"bounds.thm1.monotone", src + "Theorem 1, Eq. 5",
-         "The bound decreases with m and delta and grows with T and k (log T, not T as for ensembles).", ClaimKind::inequality,
+         "The bound decreases with m and delta and grows with T and k; as printed it grows with T only through k log T, but "
+         "the proof (Lemma 5 with fixed gate weights) gives a Rademacher term 4 C T w_max R_m(H), linear in T / k for "
+         "uniform weights, like an ensemble's T R(H).",
+         ClaimKind::inequality,
          theorem1_monotone_claim});
   r.add({"bounds.rademacher.estimators", src + "Definition 2, Eq. 4; Massart",
          "The Monte-Carlo empirical Rademacher complexity equals the exact enumeration; Massart's bound holds.",

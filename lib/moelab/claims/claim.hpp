@@ -35,6 +35,10 @@ struct TestResult {
   std::int64_t samples = 0;  // Monte-Carlo samples behind the estimate
   bool one_sided = false;    // a one-sided test (bounds): its power statement uses z_(1 - level)
   double dof = 0.0;          // Student-t degrees of freedom of the test statistic; 0 = normal (z)
+  /// Number of sub-tests this result combines by Bonferroni (combine_bonferroni): its p-value is the
+  /// smallest sub-test p times this count, so each sub-test is judged at level / count, and so is
+  /// its power statement (min_detectable). 1 for a single test.
+  std::int64_t bonferroni = 1;
 };
 
 /// What a claim's check returns.

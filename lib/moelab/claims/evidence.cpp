@@ -52,7 +52,10 @@ TestResult combine_bonferroni(std::string form, std::span<const TestResult> test
   r.form = std::move(form);
   r.p_value = std::min(1.0, best->p_value * static_cast<double>(tests.size()));
   r.samples = 0;
-  for (const auto& t : tests) r.samples += t.samples;
+  // Each sub-test is judged at level / count (nested combinations multiply their counts).
+  std::int64_t inner = 1;
+  for (const auto& t : tests) r.samples += t.samples, inner = std::max(inner, t.bonferroni);
+  r.bonferroni = inner * static_cast<std::int64_t>(tests.size());
   return r;
 }
 
@@ -83,7 +86,10 @@ namespace moelab::claims {
 
 double min_detectable(const TestResult& t, double level) {
   if (!(t.std_error > 0.0)) return 0.0;  // exact or deterministic: any deviation shows
-  const double a = t.one_sided ? level : level / 2.0;
+  // A Bonferroni combination of B sub-tests rejects only when one sub-test has p < level / B (its
+  // p-value is B x the smallest), so its power is that of one sub-test at level / B.
+  const double lv = level / static_cast<double>(std::max<std::int64_t>(1, t.bonferroni));
+  const double a = t.one_sided ? lv : lv / 2.0;
   // A t test with few degrees of freedom needs far larger deviations than the normal quantiles say
   // (2 samples: t_(1 - 1e-4) = 3183 against z = 3.7); the noncentral-t power is approximated by
   // the central quantiles, exact as dof -> infinity and conservative for small dof.

@@ -66,13 +66,14 @@ struct FiniteSizeModel {
 inline constexpr double kPower = 0.9;
 /// The smallest |deviation| of the reference that `t` detects with power kPower at level `level`
 /// (two-sided unless t.one_sided): (z_(1 - level/2) + z_power) * std_error, with Student-t
-/// quantiles at t.dof degrees of freedom for t tests; 0 for exact checks.
+/// quantiles at t.dof degrees of freedom for t tests; 0 for exact checks. A Bonferroni combination
+/// (t.bonferroni = B sub-tests) is judged at level / B, the level its sub-tests are rejected at.
 double min_detectable(const TestResult& t, double level);
 /// The relevance of a Bonferroni-combined printed test (combine_bonferroni reports the numbers of
 /// its most significant part) when part i must detect a deviation of relevance[i] of its own
 /// reference: the weakest part's relevance in units of its own standard error, times the reported
 /// standard error. Then min_detectable(combined) <= result iff every part detects its own relevance
-/// (up to the Bonferroni factor on the level), whichever part happens to be reported, so the power
+/// at level / B (min_detectable applies the Bonferroni factor), whichever part happens to be reported, so the power
 /// statement does not switch with the sample. Exact parts (std_error 0) detect any deviation.
 double combined_relevance(const TestResult& combined, std::span<const TestResult> parts,
                           std::span<const double> relevance);

@@ -11,6 +11,10 @@ void register_claims(claims::Registry& r) {
   r.add({"scaling.lemma37.routing_overhead", "scaling, Lemma 3.7",
          "The routing term L l k log(e M / k) of the covering bound upper-bounds the log-number of routing patterns.", ClaimKind::bound,
          routing_overhead_claim});
+  r.add({"scaling.lemma37.active_parameters", "scaling, Lemma 3.7",
+         "The parameter term of the covering bound counts the active parameters P_attn + L k P_exp: log N(delta) grows as "
+         "(P_attn + L k P_exp) log(1/delta).",
+         ClaimKind::bound, active_parameters_claim});
   r.add({"scaling.thm43.rate", "scaling, Theorem 4.3 (as stated in the review)",
          "The approximation error of an E-expert MoE decays as E^(-beta/d) for C^beta targets on a d-dimensional domain.",
          ClaimKind::asymptotic, rate_claim});

@@ -14,6 +14,7 @@ using claims::Evidence;
 
 // Lemma 3.7: the routing term of the covering bound (claims_covering.cpp)
 Evidence routing_overhead_claim(const CheckBudget& b, const RngKey& key);
+Evidence active_parameters_claim(const CheckBudget& b, const RngKey& key);
 // Sec. 5 and Theorem 4.3: compute-optimal allocation and the approximation rate (claims_scaling_laws.cpp)
 Evidence compute_optimal_claim(const CheckBudget& b, const RngKey& key);
 Evidence rate_claim(const CheckBudget& b, const RngKey& key);
