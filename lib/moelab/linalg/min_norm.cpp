@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "moelab/linalg/lapack.hpp"
+
 namespace moelab {
 
 namespace {
@@ -22,33 +24,25 @@ MinNormSolution min_norm_solve(const Eigen::Ref<const Eigen::MatrixXd>& X, const
                                double rcond_fallback) {
   const Eigen::Index n = X.rows(), p = X.cols();
   MinNormSolution out;
-  if (n >= p) {
-    // Over-determined: beta = (X'X)^-1 X'y.
-    Eigen::MatrixXd G(p, p);
-    G.setZero();
-    G.selfadjointView<Eigen::Lower>().rankUpdate(X.transpose());
-    Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> llt(G);
-    if (llt.info() == Eigen::Success) {
-      out.rcond_estimate = rcond_from_cholesky(llt.matrixL());
-      if (out.rcond_estimate > rcond_fallback) {
-        out.beta = llt.solve(X.transpose() * y);
-        out.status = SolveStatus::cholesky;
-        return out;
+  // Gram matrix (syrk) and its Cholesky factor (potrf) through lapack.hpp: OpenBLAS when built with
+  // it, Eigen otherwise. Over-determined (n >= p): beta = (X'X)^-1 X'y; under-determined: the
+  // minimum-norm interpolant beta = X'(XX')^-1 y.
+  const bool over = n >= p;
+  Eigen::MatrixXd G;
+  lapack::gram_lower(X, /*transpose=*/over, G);
+  if (lapack::cholesky_lower(G)) {
+    out.rcond_estimate = rcond_from_cholesky(G);
+    if (out.rcond_estimate > rcond_fallback) {
+      if (over) {
+        out.beta = X.transpose() * y;
+        lapack::cholesky_solve(G, out.beta);
+      } else {
+        Eigen::VectorXd z = y;
+        lapack::cholesky_solve(G, z);
+        out.beta = X.transpose() * z;
       }
-    }
-  } else {
-    // Under-determined: the minimum-norm interpolant beta = X'(XX')^-1 y.
-    Eigen::MatrixXd G(n, n);
-    G.setZero();
-    G.selfadjointView<Eigen::Lower>().rankUpdate(X);
-    Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> llt(G);
-    if (llt.info() == Eigen::Success) {
-      out.rcond_estimate = rcond_from_cholesky(llt.matrixL());
-      if (out.rcond_estimate > rcond_fallback) {
-        out.beta = X.transpose() * llt.solve(y);
-        out.status = SolveStatus::cholesky;
-        return out;
-      }
+      out.status = SolveStatus::cholesky;
+      return out;
     }
   }
   // Near n = p (or rank deficient): complete orthogonal decomposition gives the minimum-norm

@@ -172,8 +172,9 @@ TrainingSet draw_training_set(const Model& m, int n, Allocation a, std::uint64_t
   for (int i = 0; i < m.k(); ++i) t.expert.insert(t.expert.end(), static_cast<std::size_t>(t.count[static_cast<std::size_t>(i)]), i);
   // Noise: row-major n x d block of normals r * d + c; scaled by sigma.
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> noise(n, d);
-  RandomStream(seed, StreamTag::design_noise, trial)
-      .fill_normal(0, static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(d), noise.data());
+  // Bulk (vectorised) Box-Muller: the same law as RandomStream::fill_normal (distributions.hpp).
+  fill_normal_cpu(RandomStream(seed, StreamTag::design_noise, trial), 0,
+                  static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(d), noise.data());
   t.xbar = std::sqrt(m.sigma2) * noise;
   t.y.resize(n);
   const RandomStream signal(seed, StreamTag::design_signal, trial);
@@ -182,8 +183,8 @@ TrainingSet draw_training_set(const Model& m, int n, Allocation a, std::uint64_t
   for (int r = 0; r < n; ++r) {
     const int i = t.expert[static_cast<std::size_t>(r)];
     g.resize(m.block_size(i));
-    signal.fill_normal(static_cast<std::uint64_t>(r) * static_cast<std::uint64_t>(d) + static_cast<std::uint64_t>(m.offset(i)),
-                       static_cast<std::uint64_t>(g.size()), g.data());
+    fill_normal_cpu(signal, static_cast<std::uint64_t>(r) * static_cast<std::uint64_t>(d) + static_cast<std::uint64_t>(m.offset(i)),
+                    static_cast<std::uint64_t>(g.size()), g.data());
     const Eigen::VectorXd x = chol[static_cast<std::size_t>(i)] * g;
     t.xbar.row(r).segment(m.offset(i), x.size()) += x.transpose();
     t.y(r) = x.dot(m.beta_star[static_cast<std::size_t>(i)]);

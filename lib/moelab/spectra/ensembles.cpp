@@ -9,6 +9,7 @@
 
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/error.hpp"
+#include "moelab/linalg/lapack.hpp"
 
 namespace moelab::spectra {
 
@@ -16,23 +17,14 @@ namespace {
 
 constexpr EntryLaw kLaws[] = {EntryLaw::gaussian, EntryLaw::rademacher, EntryLaw::uniform};
 
-/// Eigenvalues of the symmetric G, ascending.
-Eigen::VectorXd symmetric_eigenvalues(const Eigen::MatrixXd& G) {
-  return Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(G, Eigen::EigenvaluesOnly).eigenvalues();
-}
-
 /// Eigenvalues, ascending, of Y Y' (M x M) for Y M x N, computed from the smaller Gram matrix and
-/// padded with exact zeros.
+/// padded with exact zeros. Gram by syrk, eigenvalues by dsyevd (linalg/lapack.hpp: OpenBLAS when
+/// built with it, Eigen otherwise).
 Eigen::VectorXd gram_eigenvalues(const Eigen::MatrixXd& Y) {
   const Eigen::Index M = Y.rows(), N = Y.cols();
-  Eigen::MatrixXd G(std::min(M, N), std::min(M, N));
-  G.setZero();
-  if (M <= N) {
-    G.selfadjointView<Eigen::Lower>().rankUpdate(Y);
-  } else {
-    G.selfadjointView<Eigen::Lower>().rankUpdate(Y.transpose());
-  }
-  const Eigen::VectorXd ev = symmetric_eigenvalues(G);
+  Eigen::MatrixXd G;
+  lapack::gram_lower(Y, /*transpose=*/M > N, G);
+  const Eigen::VectorXd ev = lapack::symmetric_eigenvalues(G);
   Eigen::VectorXd out = Eigen::VectorXd::Zero(M);
   out.tail(ev.size()) = ev.cwiseMax(0.0);  // rounding can leave -1e-16 on a PSD Gram matrix
   return out;
@@ -70,7 +62,7 @@ Eigen::MatrixXd iid_matrix(int M, int N, EntryLaw law, std::uint64_t seed, Strea
   double* x = X.data();
   switch (law) {
     case EntryLaw::gaussian:
-      rs.fill_normal(0, count, x);
+      fill_normal_cpu(rs, 0, count, x);  // bulk Box-Muller (distributions.hpp)
       break;
     case EntryLaw::rademacher:
       for (std::uint64_t j = 0; j < count; ++j) x[j] = rs.uniform(j) < 0.5 ? -1.0 : 1.0;
@@ -104,9 +96,121 @@ Eigen::MatrixXd spiked_factor(int M, int N, const std::vector<double>& ell, doub
 }  // namespace
 
 Eigen::VectorXd sample_covariance_eigenvalues(int M, int N, const std::vector<double>& ell, double sigma2,
-                                              EntryLaw law, std::uint64_t seed, std::uint64_t trial) {
+                                              EntryLaw law, std::uint64_t seed, std::uint64_t trial, Sampler sampler) {
+  if (sampler == Sampler::reduced && law == EntryLaw::gaussian && M <= N)
+    return detail::bartlett_covariance_eigenvalues(M, N, ell, sigma2, seed, trial, 0);
   return gram_eigenvalues(spiked_factor(M, N, ell, sigma2, law, seed, trial));
 }
+
+namespace {
+
+/// chi_k = sqrt(2 Gamma(k / 2)) from gamma_variate(index) of the stream (seed, design_noise, trial).
+/// gamma_variate's attempts for indices < count use Philox blocks < 130 count, i.e. normals < 260 count;
+/// the reduced draws put their normals from normal_base(count) on, so the two never share a block.
+double chi_variate(double k, std::uint64_t seed, std::uint64_t trial, std::uint64_t index) {
+  MOELAB_EXPECT(k > 0.0, "chi degrees of freedom must be positive");
+  return std::sqrt(2.0 * gamma_variate(0.5 * k, seed, StreamTag::design_noise, trial, index));
+}
+std::uint64_t normal_base(std::uint64_t chi_count) { return 260 * chi_count; }
+
+}  // namespace
+
+namespace detail {
+
+Eigen::VectorXd bartlett_covariance_eigenvalues(int M, int N, const std::vector<double>& ell, double sigma2,
+                                                std::uint64_t seed, std::uint64_t trial, int df_shift) {
+  MOELAB_EXPECT(M > 0 && M <= N, "the Bartlett draw needs 0 < M <= N");
+  MOELAB_EXPECT(sigma2 > 0.0, "sigma2 must be positive");
+  MOELAB_EXPECT(static_cast<int>(ell.size()) <= M, "more spikes than dimensions");
+  // L lower triangular with L_ii = chi_{N-M+1+i}, N(0, 1) below; L'L = U U' with U = L' upper, the
+  // Bartlett factor of X X' ~ Wishart_M(N, I) with the coordinates reversed (ensembles.hpp).
+  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(M, M);
+  for (int i = 0; i < M; ++i)
+    A(i, i) = chi_variate(N - M + 1 + i + df_shift, seed, trial, static_cast<std::uint64_t>(i));
+  const std::uint64_t below = static_cast<std::uint64_t>(M) * static_cast<std::uint64_t>(M - 1) / 2;
+  Eigen::VectorXd z(static_cast<Eigen::Index>(below));
+  fill_normal_cpu(RandomStream(seed, StreamTag::design_noise, trial), normal_base(static_cast<std::uint64_t>(M)), below,
+                  z.data());
+  Eigen::Index k = 0;
+  for (int j = 0; j < M; ++j)
+    for (int i = j + 1; i < M; ++i) A(i, j) = z(k++);
+  lapack::lower_transpose_times_lower(A);  // lower triangle of L'L, distributed as X X'
+  // S = (sigma2 / N) T^(1/2) X X' T^(1/2), T = diag(ell, 1, ..., 1).
+  Eigen::VectorXd scale = Eigen::VectorXd::Constant(M, std::sqrt(sigma2 / N));
+  for (std::size_t s = 0; s < ell.size(); ++s) {
+    MOELAB_EXPECT(ell[s] > 0.0, "spiked population eigenvalues must be positive");
+    scale(static_cast<Eigen::Index>(s)) *= std::sqrt(ell[s]);
+  }
+  for (int j = 0; j < M; ++j)
+    for (int i = j; i < M; ++i) A(i, j) *= scale(i) * scale(j);
+  return lapack::symmetric_eigenvalues(A).cwiseMax(0.0);
+}
+
+Eigen::VectorXd banded_info_plus_noise_eigenvalues(int M, int N, const Eigen::VectorXd& signal_sv2, double sigma2,
+                                                   std::uint64_t seed, std::uint64_t trial, int df_shift) {
+  MOELAB_EXPECT(M > 0 && N > 0, "matrix dimensions must be positive");
+  MOELAB_EXPECT(sigma2 > 0.0, "sigma2 must be positive");
+  const int m = std::min(M, N), n = std::max(M, N);
+  const int r = static_cast<int>(signal_sv2.size());
+  const int b = std::max(r, 1);
+  MOELAB_EXPECT(r <= m && n - r >= m, "the band model needs n - r >= m (ensembles.hpp)");
+  const double s2 = sigma2 / N;  // noise variance per entry (Loubaton-Vallet: sigma2 / N, N the columns of Sigma)
+  const RandomStream rs(seed, StreamTag::design_noise, trial);
+  // Chi variates: index i < m the diagonal of K, m + i the diagonals of its sub-diagonal blocks.
+  // (A shifted control keeps at least one degree of freedom; unshifted, dof >= 1 always.)
+  const auto chi = [&](int dof, int index) {
+    return chi_variate(std::max(dof + df_shift, 1), seed, trial, static_cast<std::uint64_t>(index));
+  };
+  std::uint64_t next = normal_base(2 * static_cast<std::uint64_t>(m));
+  // R R': A = B_r + s G (m x r), A = H [R; 0].
+  Eigen::MatrixXd RRt;
+  if (r > 0) {
+    Eigen::MatrixXd A(m, r);
+    fill_normal_cpu(rs, next, static_cast<std::uint64_t>(m) * static_cast<std::uint64_t>(r), A.data());
+    next += static_cast<std::uint64_t>(m) * static_cast<std::uint64_t>(r);
+    A *= std::sqrt(s2);
+    for (int k = 0; k < r; ++k) {
+      MOELAB_EXPECT(signal_sv2(k) >= 0.0, "squared singular values must be non-negative");
+      A(k, k) += std::sqrt(signal_sv2(k));
+    }
+    const Eigen::HouseholderQR<Eigen::MatrixXd> qr(A);
+    const Eigen::MatrixXd R = qr.matrixQR().topRows(r).triangularView<Eigen::Upper>();
+    RRt = R * R.transpose();
+  }
+  // K in lower band storage kb(d, j) = K(j + d, j), d = 0..b; its normals in this order.
+  const int n2 = n - r;
+  Eigen::MatrixXd kb = Eigen::MatrixXd::Zero(b + 1, m);
+  const std::uint64_t per_block = static_cast<std::uint64_t>(b) * static_cast<std::uint64_t>(b - 1);  // both blocks
+  const int blocks = (m + b - 1) / b;
+  Eigen::VectorXd z(static_cast<Eigen::Index>(per_block * static_cast<std::uint64_t>(blocks)) + 1);
+  fill_normal_cpu(rs, next, static_cast<std::uint64_t>(z.size()), z.data());
+  Eigen::Index zi = 0;
+  int sub_index = 0;
+  for (int k = 0; k < blocks; ++k) {
+    const int k0 = k * b, rb = std::min(b, m - k0);
+    // Diagonal block: LQ of the rb x (n2 - k0) Gaussian block: lower triangular, chi_{n2 - k0 - i}.
+    for (int i = 0; i < rb; ++i) {
+      kb(0, k0 + i) = chi(n2 - k0 - i, k0 + i);
+      for (int j = 0; j < i; ++j) kb(i - j, k0 + j) = z(zi++);
+    }
+    // Sub-diagonal block: QR of the (m - k0 - rb) x rb Gaussian block below: upper triangular, chi_{cnt - i}.
+    const int row0 = k0 + rb, cnt = m - row0, rr = std::min(cnt, rb);
+    for (int i = 0; i < rr; ++i) {
+      kb(rb, k0 + i) = chi(cnt - i, m + sub_index++);  // K(row0 + i, k0 + i): offset rb
+      for (int j = i + 1; j < rb; ++j) kb(rb + i - j, k0 + j) = z(zi++);
+    }
+  }
+  // T = s2 K K' + E R R' E' in lower band storage, kd = b: T(j + d1, j + d2) += K(j + d1, j) K(j + d2, j).
+  Eigen::MatrixXd tb = Eigen::MatrixXd::Zero(b + 1, m);
+  for (int j = 0; j < m; ++j)
+    for (int d2 = 0; d2 <= b && j + d2 < m; ++d2)
+      for (int d1 = d2; d1 <= b && j + d1 < m; ++d1) tb(d1 - d2, j + d2) += s2 * kb(d1, j) * kb(d2, j);
+  for (int k = 0; k < r; ++k)
+    for (int i = k; i < r; ++i) tb(i - k, k) += RRt(i, k);
+  return lapack::band_eigenvalues(tb).cwiseMax(0.0);
+}
+
+}  // namespace detail
 
 namespace {
 
@@ -253,8 +357,13 @@ double laguerre_tridiagonal_largest(int M, int N, double beta, std::uint64_t see
 }
 
 Eigen::VectorXd info_plus_noise_eigenvalues(int M, int N, const Eigen::VectorXd& signal_sv2, double sigma2,
-                                            EntryLaw law, std::uint64_t seed, std::uint64_t trial) {
+                                            EntryLaw law, std::uint64_t seed, std::uint64_t trial, Sampler sampler) {
   MOELAB_EXPECT(signal_sv2.size() <= std::min(M, N), "more signal singular values than min(M, N)");
+  const int r = static_cast<int>(signal_sv2.size());
+  // The band model pays only when the band is narrow (b <= m / 4); a wide one is a dense matrix.
+  if (sampler == Sampler::reduced && law == EntryLaw::gaussian && std::max(M, N) - r >= std::min(M, N) &&
+      4 * std::max(r, 1) <= std::min(M, N))
+    return detail::banded_info_plus_noise_eigenvalues(M, N, signal_sv2, sigma2, seed, trial, 0).reverse();
   Eigen::MatrixXd S = iid_matrix(M, N, law, seed, StreamTag::design_noise, trial);
   S *= std::sqrt(sigma2 / N);
   for (Eigen::Index k = 0; k < signal_sv2.size(); ++k) S(k, k) += std::sqrt(signal_sv2(k));

@@ -14,6 +14,15 @@
 
 namespace moelab::spectra {
 
+/// How a Gaussian ensemble is drawn. `reduced` (the default) draws an exactly equivalent smaller set of
+/// variables instead of every matrix entry, where one exists: the Bartlett decomposition of the white
+/// Wishart matrix X X' for sample_covariance_eigenvalues (Bartlett 1933; Muirhead 1982, Thm 3.2.14),
+/// the block-bidiagonal band model below for info_plus_noise_eigenvalues. The eigenvalues have the
+/// same joint law as with `entries` (every entry drawn, the pre-issue-15 algorithm; tests in
+/// tests/spectra/reduced_draws_test.cpp), but the draws, hence the bytes, differ. Non-Gaussian
+/// laws always draw the entries.
+enum class Sampler { reduced, entries };
+
 /// Law of the iid matrix entries, each standardised to mean 0 and variance 1. Non-Gaussian laws
 /// check universality: the Marchenko–Pastur and spike limits need only two moments, Tracy–Widom
 /// edge universality needs more (subexponential tails suffice; Pillai & Yin 2014).
@@ -31,8 +40,14 @@ Eigen::MatrixXd iid_matrix(int M, int N, EntryLaw law, std::uint64_t seed, Strea
 /// Johnstone 2001; ell empty = white Wishart, whose spectrum tends to Marchenko–Pastur with
 /// c = M / N and scale sigma2). All M eigenvalues are returned; when M > N, M - N of them are zero
 /// (computed from the N x N Gram matrix). Draws: StreamTag::design_noise.
+/// Sampler::reduced with a Gaussian law and M <= N: X X' = U U' in law with U upper triangular,
+/// U_ii = chi_{N-M+1+i}, U_ij ~ N(0, 1) above the diagonal (the Bartlett factor with the coordinates
+/// in reverse order: Wishart(I) is permutation invariant), M(M-1)/2 normals and M chi variates
+/// instead of M N normals, and U U' in M^3/3 flops (dlauum) instead of the M^2 N of the Gram matrix.
+/// Eigenvalues by LAPACK dsyevd when built with BLAS.
 Eigen::VectorXd sample_covariance_eigenvalues(int M, int N, const std::vector<double>& ell, double sigma2,
-                                              EntryLaw law, std::uint64_t seed, std::uint64_t trial);
+                                              EntryLaw law, std::uint64_t seed, std::uint64_t trial,
+                                              Sampler sampler = Sampler::reduced);
 
 /// Largest eigenvalue of a spiked sample covariance (as above) and the squared cosine between its
 /// eigenvector and e_1, the direction of the first spike.
@@ -85,8 +100,34 @@ double tridiagonal_largest_eigenvalue(const Eigen::VectorXd& diag, const Eigen::
 /// the information-plus-noise matrix Sigma = B + W (M x N), W = sqrt(sigma2 / N) X with X iid of
 /// `law` (Loubaton–Vallet convention, info_plus_noise.hpp) and B with squared singular values
 /// `signal_sv2`. Draws: StreamTag::design_noise.
+///
+/// Sampler::reduced with a Gaussian law (m = min(M, N), n = max(M, N), r = number of signal values,
+/// b = max(r, 1), n - r >= m, 4 b <= m): the eigenvalues depend on Sigma only through its law, which is invariant
+/// under orthogonal maps fixing the signal's singular directions, so Sigma Sigma' (or Sigma' Sigma) has
+/// the eigenvalues of the band matrix s^2 K K' + E R R' E' (s^2 = sigma2 / N) with
+///   - R R': R the r x r triangular factor of A = B_r + s G (the r signal columns, G m x r Gaussian,
+///     A = H [R; 0] by a Householder QR), E = the first r coordinates;
+///   - K the m x m lower band factor (bandwidth b) of the block Golub-Kahan bidiagonalisation of the
+///     m x (n - r) Gaussian noise X2 = U [K 0] V' with U fixing the first b coordinates: diagonal
+///     blocks lower triangular with K_ii = chi_{n - r - i}, sub-diagonal blocks upper triangular with
+///     chi_{m - b(k+1) - i'} on their diagonal, N(0, 1) elsewhere inside the blocks (the
+///     Dumitriu-Edelman 2002 construction, block size b instead of 1).
+/// O(m b^2) draws and O(m^2 b) work (LAPACK dsbevd) instead of M N draws and M^2 N + 4/3 M^3 flops.
+/// Otherwise (Sampler::entries, a non-Gaussian law, n - r < m, or a wide band 4 b > m, where the band
+/// matrix is as dense as the Gram matrix) every entry is drawn.
 Eigen::VectorXd info_plus_noise_eigenvalues(int M, int N, const Eigen::VectorXd& signal_sv2, double sigma2,
-                                            EntryLaw law, std::uint64_t seed, std::uint64_t trial);
+                                            EntryLaw law, std::uint64_t seed, std::uint64_t trial,
+                                            Sampler sampler = Sampler::reduced);
+
+namespace detail {
+/// The reduced draws of sample_covariance_eigenvalues (Gaussian, M <= N) and info_plus_noise_eigenvalues
+/// (Gaussian, n - r >= m) with every chi degree of freedom shifted by `df_shift` (0: the library's
+/// draws, bit for bit): the tests' controls, a draw one degree of freedom off, must be rejected.
+Eigen::VectorXd bartlett_covariance_eigenvalues(int M, int N, const std::vector<double>& ell, double sigma2,
+                                                std::uint64_t seed, std::uint64_t trial, int df_shift);
+Eigen::VectorXd banded_info_plus_noise_eigenvalues(int M, int N, const Eigen::VectorXd& signal_sv2, double sigma2,
+                                                   std::uint64_t seed, std::uint64_t trial, int df_shift);
+}  // namespace detail
 
 /// Gamma(shape, 1) variate number `index` of the stream (seed, tag, trial), by Marsaglia & Tsang
 /// (2000) with at most 64 counter-addressed attempts (each accepted with probability > 0.95, so a

@@ -1,0 +1,147 @@
+#include "moelab/linalg/lapack.hpp"
+
+#include <mutex>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "moelab/core/error.hpp"
+
+#if defined(MOELAB_HAVE_BLAS)
+#include <cblas.h>
+#include <lapacke.h>
+#endif
+
+namespace moelab::lapack {
+
+namespace {
+
+#if defined(MOELAB_HAVE_BLAS)
+/// OpenBLAS single-threaded, once per process, before the first BLAS call (header comment).
+void init_blas() {
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
+}
+
+lapack_int as_int(Eigen::Index v) {
+  MOELAB_EXPECT(v >= 0 && v <= 0x7fffffff, "matrix too large for 32-bit LAPACK indices");
+  return static_cast<lapack_int>(v);
+}
+#endif
+
+}  // namespace
+
+bool available() {
+#if defined(MOELAB_HAVE_BLAS)
+  return true;
+#else
+  return false;
+#endif
+}
+
+const char* backend_name() {
+#if defined(MOELAB_HAVE_BLAS)
+  static const std::string name = fmt::format("openblas ({})", openblas_get_corename());
+  return name.c_str();
+#else
+  return "eigen";
+#endif
+}
+
+void gram_lower(const Eigen::Ref<const Eigen::MatrixXd>& X, bool transpose, Eigen::MatrixXd& G) {
+  const Eigen::Index m = transpose ? X.cols() : X.rows();
+  const Eigen::Index k = transpose ? X.rows() : X.cols();
+  G.resize(m, m);
+#if defined(MOELAB_HAVE_BLAS)
+  init_blas();
+  if (k == 0) {
+    G.setZero();
+    return;
+  }
+  cblas_dsyrk(CblasColMajor, CblasLower, transpose ? CblasTrans : CblasNoTrans, as_int(m), as_int(k), 1.0, X.data(),
+              as_int(X.outerStride()), 0.0, G.data(), as_int(m));
+#else
+  G.setZero();
+  if (transpose)
+    G.selfadjointView<Eigen::Lower>().rankUpdate(X.transpose());
+  else
+    G.selfadjointView<Eigen::Lower>().rankUpdate(X);
+#endif
+}
+
+bool cholesky_lower(Eigen::MatrixXd& G) {
+  MOELAB_EXPECT(G.rows() == G.cols(), "Cholesky of a non-square matrix");
+  if (G.size() == 0) return true;
+#if defined(MOELAB_HAVE_BLAS)
+  init_blas();
+  return LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', as_int(G.rows()), G.data(), as_int(G.rows())) == 0;
+#else
+  Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> llt(G);  // in place
+  return llt.info() == Eigen::Success;
+#endif
+}
+
+void cholesky_solve(const Eigen::MatrixXd& L, Eigen::Ref<Eigen::VectorXd> b) {
+  MOELAB_EXPECT(L.rows() == L.cols() && L.rows() == b.size(), "Cholesky solve: sizes do not match");
+  if (b.size() == 0) return;
+#if defined(MOELAB_HAVE_BLAS)
+  init_blas();
+  const lapack_int n = as_int(L.rows());
+  const lapack_int info = LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n, 1, L.data(), n, b.data(), as_int(b.size()));
+  MOELAB_EXPECT(info == 0, "dpotrs failed");
+#else
+  const auto tri = L.triangularView<Eigen::Lower>();
+  tri.solveInPlace(b);
+  tri.transpose().solveInPlace(b);
+#endif
+}
+
+void lower_transpose_times_lower(Eigen::MatrixXd& A) {
+  MOELAB_EXPECT(A.rows() == A.cols(), "L'L of a non-square matrix");
+  if (A.size() == 0) return;
+#if defined(MOELAB_HAVE_BLAS)
+  init_blas();
+  const lapack_int n = as_int(A.rows());
+  const lapack_int info = LAPACKE_dlauum(LAPACK_COL_MAJOR, 'L', n, A.data(), n);
+  MOELAB_EXPECT(info == 0, "dlauum failed");
+#else
+  const Eigen::MatrixXd L = A.triangularView<Eigen::Lower>();
+  A.triangularView<Eigen::Lower>() = L.transpose() * L;
+#endif
+}
+
+Eigen::VectorXd symmetric_eigenvalues(Eigen::MatrixXd& A) {
+  MOELAB_EXPECT(A.rows() == A.cols(), "eigenvalues of a non-square matrix");
+  Eigen::VectorXd w(A.rows());
+  if (A.size() == 0) return w;
+#if defined(MOELAB_HAVE_BLAS)
+  init_blas();
+  const lapack_int n = as_int(A.rows());
+  const lapack_int info = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'N', 'L', n, A.data(), n, w.data());
+  if (info != 0) throw RuntimeFailure(fmt::format("LAPACK dsyevd failed (info {}) on a {} x {} matrix", info, n, n));
+#else
+  w = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(A, Eigen::EigenvaluesOnly).eigenvalues();
+#endif
+  return w;
+}
+
+Eigen::VectorXd band_eigenvalues(Eigen::MatrixXd& ab) {
+  const Eigen::Index kd = ab.rows() - 1, n = ab.cols();
+  MOELAB_EXPECT(kd >= 0, "band storage needs at least one row");
+  Eigen::VectorXd w(n);
+  if (n == 0) return w;
+#if defined(MOELAB_HAVE_BLAS)
+  init_blas();
+  const lapack_int info = LAPACKE_dsbevd(LAPACK_COL_MAJOR, 'N', 'L', as_int(n), as_int(kd), ab.data(), as_int(kd + 1),
+                                         w.data(), nullptr, 1);
+  if (info != 0) throw RuntimeFailure(fmt::format("LAPACK dsbevd failed (info {}) on a band matrix of order {}", info, n));
+#else
+  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(n, n);
+  for (Eigen::Index j = 0; j < n; ++j)
+    for (Eigen::Index r = 0; r <= kd && j + r < n; ++r) A(j + r, j) = A(j, j + r) = ab(r, j);
+  w = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(A, Eigen::EigenvaluesOnly).eigenvalues();
+#endif
+  return w;
+}
+
+}  // namespace moelab::lapack
