@@ -1,0 +1,33 @@
+// Shared by the trained topic's claim files (claims_*.cpp): the check functions claims.cpp
+// registers, and the one-sided test the moe topic also uses (H0: E X >= bound).
+#pragma once
+
+#include <string>
+#include <utility>
+
+#include "moelab/claims/claim.hpp"
+#include "moelab/claims/evidence.hpp"
+#include "moelab/core/keys.hpp"
+#include "moelab/core/stats.hpp"
+
+namespace moelab::trained::detail {
+
+using claims::CheckBudget;
+using claims::Evidence;
+using claims::TestResult;
+
+/// One-sided t test of H0: E X >= bound (rejected when the mean is significantly below the bound).
+inline TestResult lower_bound_test(std::string form, const Welford& w, double bound) {
+  TestResult t = claims::upper_bound_test(std::move(form), w.scaled(-1.0), -bound);
+  t.estimate = -t.estimate;
+  t.reference = bound;
+  return t;
+}
+
+Evidence gap_vs_bound(const CheckBudget& b, const RngKey& key);       // claims_gap.cpp
+Evidence gap_growth_in_k(const CheckBudget& b, const RngKey& key);    // claims_gap.cpp
+Evidence gap_growth_in_T(const CheckBudget& b, const RngKey& key);    // claims_gap.cpp
+Evidence kstar_grows_with_M(const CheckBudget& b, const RngKey& key); // claims_kstar.cpp
+Evidence scaling_active_rate(const CheckBudget& b, const RngKey& key);// claims_scaling.cpp
+
+}  // namespace moelab::trained::detail
