@@ -4,12 +4,15 @@
 // Workload 1 (ipn): all M eigenvalues of Sigma Sigma' for one M x N information-plus-noise matrix
 //   Sigma = B + W, W iid N(0, sigma2 / N), B with squared singular values sv2 on its first diagonal
 //   entries (spectra::info_plus_noise_eigenvalues). One matrix is one Monte-Carlo trial, which moelab
-//   computes on one core (Eigen single-threaded inside a trial); `reps` independent trials are timed one
-//   after the other (latency), then `threads` trials at once with parallel_map (throughput).
+//   computes on one core (single-threaded BLAS inside a trial); `reps` independent trials are timed one
+//   after the other (latency), then `threads` trials at once with parallel_map (throughput). Two
+//   samplers (ensembles.hpp): the library's default `reduced` (the exact band model: O(M) draws,
+//   LAPACK dsbevd) and `entries` (every entry drawn, Gram by OpenBLAS syrk, LAPACK dsyevd).
 // Workload 2 (wishart): the largest eigenvalue of `trials` real white Wishart matrices X'X, X n x p iid
 //   N(0, 1) (unnormalised, Johnstone's convention), (a) from the full model
 //   spectra::sample_covariance_eigenvalues(p, n, {}, 1, gaussian, seed, t), whose eigenvalues are those of
-//   (1/n) X'X, times n; (b) from the Dumitriu-Edelman tridiagonal model by Sturm bisection,
+//   (1/n) X'X, times n (default sampler: the Bartlett draw of X'X, p^3/3 flops, LAPACK dsyevd; and with
+//   Sampler::entries, every entry of X drawn); (b) from the Dumitriu-Edelman tridiagonal model by Sturm bisection,
 //   spectra::laguerre_tridiagonal_largest(p, n, 1, seed, t). Trials run in parallel (parallel_map).
 //
 // Output: one `key value ...` line per measurement (parsed by the side-by-side script), `#` comments.
@@ -21,6 +24,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -32,6 +36,7 @@
 
 #include "moelab/core/parallel.hpp"
 #include "moelab/core/version.hpp"
+#include "moelab/linalg/lapack.hpp"
 #include "moelab/spectra/ensembles.hpp"
 #include "moelab/spectra/info_plus_noise.hpp"
 #include "moelab/spectra/tracy_widom.hpp"
@@ -42,6 +47,9 @@ using moelab::spectra::EntryLaw;
 using moelab::bench::Clock;
 using moelab::bench::median;
 using moelab::bench::seconds_since;
+
+/// CPU seconds of the whole process (all threads) since `c0`: a check on wall times on a shared machine.
+double cpu_since(std::clock_t c0) { return static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC; }
 
 struct MeanSd {
   double mean = 0.0, sd = 0.0, se = 0.0;
@@ -88,12 +96,31 @@ void info_plus_noise(const Options& o) {
   sv2 << 9.0, 4.0;
   std::printf("# ipn: M %d N %d sigma2 %g sv2 9 4, EntryLaw::gaussian, seed %llu, trials 0..%d\n", M, N, sigma2,
               static_cast<unsigned long long>(o.seed), o.reps - 1);
-  std::vector<double> secs, l1, l2, l3, lmin;
+  // The dense path first (every entry drawn: what NumPy computes), then the library's default.
+  {
+    std::vector<double> dsecs, dcpu;
+    for (int r = 0; r < o.reps; ++r) {
+      const auto t0 = Clock::now();
+      const std::clock_t c0 = std::clock();
+      const Eigen::VectorXd ev = moelab::spectra::info_plus_noise_eigenvalues(
+          M, N, sv2, sigma2, EntryLaw::gaussian, o.seed, static_cast<std::uint64_t>(1000 + r),
+          moelab::spectra::Sampler::entries);
+      dsecs.push_back(seconds_since(t0));
+      dcpu.push_back(cpu_since(c0));
+      std::printf("ipn_dense_rep %d seconds %.3f l1 %.6f l3 %.6f lmin %.6f\n", r, dsecs.back(), ev(0), ev(2), ev(M - 1));
+      std::fflush(stdout);
+    }
+    std::printf("ipn_dense seconds_median %.3f seconds_best %.3f cpu_median %.3f\n", median(dsecs),
+                *std::min_element(dsecs.begin(), dsecs.end()), median(dcpu));
+  }
+  std::vector<double> secs, cpus, l1, l2, l3, lmin;
   for (int r = 0; r < o.reps; ++r) {
     const auto t0 = Clock::now();
+    const std::clock_t c0 = std::clock();
     const Eigen::VectorXd ev = moelab::spectra::info_plus_noise_eigenvalues(M, N, sv2, sigma2, EntryLaw::gaussian,
                                                                             o.seed, static_cast<std::uint64_t>(r));
     secs.push_back(seconds_since(t0));
+    cpus.push_back(cpu_since(c0));
     l1.push_back(ev(0));
     l2.push_back(ev(1));
     l3.push_back(ev(2));
@@ -102,8 +129,8 @@ void info_plus_noise(const Options& o) {
                 ev(M - 1));
     std::fflush(stdout);
   }
-  std::printf("ipn_seconds_median %.3f\nipn_seconds_best %.3f\n", median(secs),
-              *std::min_element(secs.begin(), secs.end()));
+  std::printf("ipn_seconds_median %.3f\nipn_seconds_best %.3f\nipn_cpu_median %.4f\n", median(secs),
+              *std::min_element(secs.begin(), secs.end()), median(cpus));
   const auto print = [](const char* key, const std::vector<double>& v) {
     const MeanSd s = mean_sd(v);
     std::printf("%s_mean %.6f %s_sd %.6f\n", key, s.mean, key, s.sd);
@@ -117,8 +144,8 @@ void info_plus_noise(const Options& o) {
               moelab::spectra::info_plus_noise_spike_limit(sv2(1), c, sigma2),
               moelab::spectra::info_plus_noise_bulk_edge(c, sigma2), sigma2 * (1.0 - std::sqrt(c)) * (1.0 - std::sqrt(c)));
 
-  // Where the time goes (one extra trial, timed by phase with the same Eigen calls the library makes):
-  // the draw (iid_matrix), the Gram matrix (rank-M update = syrk), the eigenvalues (tridiagonalisation + QR).
+  // Where the dense path's time goes (one extra trial, timed by phase with the calls the library makes):
+  // the draw (iid_matrix, bulk normals), the Gram matrix (syrk), the eigenvalues (dsyevd).
   {
     auto t0 = Clock::now();
     Eigen::MatrixXd S = moelab::spectra::iid_matrix(M, N, EntryLaw::gaussian, o.seed,
@@ -126,14 +153,14 @@ void info_plus_noise(const Options& o) {
     const double rng_s = seconds_since(t0);
     S *= std::sqrt(sigma2 / N);
     t0 = Clock::now();
-    Eigen::MatrixXd G = Eigen::MatrixXd::Zero(M, M);
-    G.selfadjointView<Eigen::Lower>().rankUpdate(S);
+    Eigen::MatrixXd G;
+    moelab::lapack::gram_lower(S, false, G);
     const double gram_s = seconds_since(t0);
     t0 = Clock::now();
-    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(G, Eigen::EigenvaluesOnly);
+    const Eigen::VectorXd ev = moelab::lapack::symmetric_eigenvalues(G);
     const double eig_s = seconds_since(t0);
-    std::printf("ipn_phases rng %.3f gram %.3f eig %.3f (check %.3f)\n", rng_s, gram_s, eig_s,
-                es.eigenvalues()(M - 1));
+    std::printf("ipn_phases rng %.3f gram %.3f eig %.3f (check %.3f; backend %s)\n", rng_s, gram_s, eig_s, ev(M - 1),
+                moelab::lapack::backend_name());
   }
 
   // Throughput: `threads` trials at once, one per core (how Monte-Carlo studies use it).
@@ -155,16 +182,18 @@ void wishart(const Options& o) {
   std::printf("# wishart: X %d x %d iid N(0,1), largest eigenvalue of X'X, %d matrices, seed %llu\n", n, p, K,
               static_cast<unsigned long long>(o.seed));
   const auto run = [&](const char* name, auto&& one) {
-    std::vector<double> secs, l1;
+    std::vector<double> secs, cpus, l1;
     for (int r = 0; r < o.reps; ++r) {  // same trials every repetition: timing only
       const auto t0 = Clock::now();
+      const std::clock_t c0 = std::clock();
       l1 = moelab::parallel_map<double>(static_cast<std::size_t>(K),
                                         [&](std::size_t t) { return one(static_cast<std::uint64_t>(t)); });
       secs.push_back(seconds_since(t0));
+      cpus.push_back(cpu_since(c0));
     }
     const MeanSd s = mean_sd(l1);
-    std::printf("%s seconds_median %.3f seconds_best %.3f l1_mean %.4f l1_se %.4f l1_sd %.4f\n", name, median(secs),
-                *std::min_element(secs.begin(), secs.end()), s.mean, s.se, s.sd);
+    std::printf("%s seconds_median %.3f seconds_best %.3f l1_mean %.4f l1_se %.4f l1_sd %.4f cpu_median %.3f\n", name,
+                median(secs), *std::min_element(secs.begin(), secs.end()), s.mean, s.se, s.sd, median(cpus));
     std::fflush(stdout);
   };
   // (a) Full model: eigenvalues of (1/n) Y Y', Y = X' (p x n); times n gives X'X's.
@@ -173,10 +202,16 @@ void wishart(const Options& o) {
         moelab::spectra::sample_covariance_eigenvalues(p, n, {}, 1.0, EntryLaw::gaussian, o.seed, t);
     return static_cast<double>(n) * ev(p - 1);
   });
+  // (a') Full model with every entry of X drawn (Sampler::entries): the pre-Bartlett work.
+  run("wishart_full_entries", [&](std::uint64_t t) {
+    const Eigen::VectorXd ev = moelab::spectra::sample_covariance_eigenvalues(
+        p, n, {}, 1.0, EntryLaw::gaussian, o.seed, t, moelab::spectra::Sampler::entries);
+    return static_cast<double>(n) * ev(p - 1);
+  });
   // (b) Dumitriu-Edelman tridiagonal model (beta = 1), Sturm bisection: unnormalised already.
   run("wishart_tridiag",
       [&](std::uint64_t t) { return moelab::spectra::laguerre_tridiagonal_largest(p, n, 1.0, o.seed, t); });
-  // Where the full model's time goes: the draw alone (same matrices, same parallel loop).
+  // Where the every-entry full model's time goes: the draw alone (same matrices, same parallel loop).
   {
     const auto t0 = Clock::now();
     const auto firsts = moelab::parallel_map<double>(static_cast<std::size_t>(K), [&](std::size_t t) {

@@ -27,11 +27,15 @@ text = re.sub(r'(?ms)^\[model\.beta\]\n.*?(?=^\[)', given + "\n", text)
 open(out, "w").write(text)
 PY
 
-echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, threads $threads"
+echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, threads $threads," \
+  "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 t0=$(date +%s.%N)
-"$exe" run "$tmp/fig3.toml" --trials "$trials" --threads "$threads" -o "$tmp/fig3.csv" >/dev/null
+# /usr/bin/time: the process's CPU seconds too (user + sys), a check on the wall time of a shared machine.
+/usr/bin/time -f "%U %S" -o "$tmp/moelab.time" "$exe" run "$tmp/fig3.toml" --trials "$trials" --threads "$threads" \
+  -o "$tmp/fig3.csv" >/dev/null
 t1=$(date +%s.%N)
 moelab_s=$(echo "$t1 - $t0" | bc -l)
+moelab_cpu=$(awk '{print $1 + $2}' "$tmp/moelab.time")
 echo "== moelab $("$exe" --version 2>/dev/null | head -1)"
 grep -v '^#' "$tmp/fig3.csv" | awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
   { printf "n %s %s_excess_mean %.6g %s_excess_se %.3g\n", $c["n"], $c["estimator"], $c["excess_mean"], $c["estimator"], $c["excess_std_error"] }'
@@ -39,5 +43,8 @@ echo "== NumPy"
 numpy_out=$("$py" bench/numpy_fig3.py --n $n_list --trials "$trials" --threads "$threads")
 echo "$numpy_out"
 numpy_s=$(echo "$numpy_out" | awk '/^numpy_seconds/ {print $2}')
+numpy_cpu=$(echo "$numpy_out" | awk '/^numpy_cpu_seconds/ {print $2}')
 printf "moelab_seconds %.2f (whole process: parse, model, sweep, CSV)\nnumpy_seconds %.2f (trial loops only)\nspeedup %.2f\n" \
   "$moelab_s" "$numpy_s" "$(echo "$numpy_s / $moelab_s" | bc -l)"
+printf "moelab_cpu_seconds %.2f numpy_cpu_seconds %.2f (user + sys; NumPy: trial loops)\nload after: %s\n" \
+  "$moelab_cpu" "$numpy_cpu" "$(cut -d' ' -f1-3 /proc/loadavg)"

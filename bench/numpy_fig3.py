@@ -86,6 +86,7 @@ def main():
           f"trials {args.trials}")
     print(f"# blas {loaded_blas()}")
     total = 0.0
+    cpu0 = time.process_time()
     for n in args.n:
         n_i = n // k
         rng = np.random.default_rng([args.seed + 1, n])
@@ -114,6 +115,8 @@ def main():
               f"sparse_excess_mean {sparse_ex.mean():.6g} sparse_excess_se {se(sparse_ex):.3g} "
               f"seconds {seconds:.3f}")
     print(f"numpy_seconds {total:.3f}")
+    # CPU seconds of the process (all BLAS threads) over the trial loops (and the few prints between them).
+    print(f"numpy_cpu_seconds {time.process_time() - cpu0:.3f}")
 
 
 if __name__ == "__main__":

@@ -62,22 +62,39 @@ reps, trials = int(sys.argv[3]), int(sys.argv[4])
 
 print("workload                       moelab s (median)   NumPy s (median)   NumPy / moelab")
 if "ipn_seconds_median" in m:
-    print(f"ipn 2000x4000, all eigenvalues  {m['ipn_seconds_median']:17.3f}   {n['ipn_seconds_median']:16.3f}"
+    print(f"ipn 2000x4000, band model       {m['ipn_seconds_median']:17.3f}   {n['ipn_seconds_median']:16.3f}"
           f"   {n['ipn_seconds_median'] / m['ipn_seconds_median']:14.2f}")
     if "ipn_throughput/" in m:
         t = m["ipn_throughput/"]
         print(f"  moelab {int(t['matrices'])} matrices at once: {t['seconds_per_matrix']:.3f} s per matrix")
+    if "ipn_dense/" in m:
+        dsec = m["ipn_dense/"]["seconds_median"]
+        print(f"ipn dense (every entry drawn)  {dsec:17.3f}   {n['ipn_seconds_median']:16.3f}"
+              f"   {n['ipn_seconds_median'] / dsec:14.2f}")
     for who, rows in (("moelab", m), ("NumPy", n)):
         ph = rows["ipn_phases/"]
         print(f"  {who:6s} phases: draw {ph['rng']:.3f} s, Gram {ph['gram']:.3f} s, eigenvalues {ph['eig']:.3f} s")
 if "wishart_full/" in m:
     w = n["wishart_numpy/"]["seconds_median"]
-    for key, label in (("wishart_full/", f"wishart {trials}, full model"), ("wishart_tridiag/", f"wishart {trials}, tridiagonal")):
+    for key, label in (("wishart_full/", f"wishart {trials}, full, Bartlett"),
+                       ("wishart_full_entries/", f"wishart {trials}, full, entries"),
+                       ("wishart_tridiag/", f"wishart {trials}, tridiagonal")):
+        if key not in m:
+            continue
         s = m[key]["seconds_median"]
         print(f"{label:30s} {s:17.3f}   {w:16.3f}   {w / s:14.2f}")
     print(f"  moelab full model: draw alone {m['wishart_full_phases/']['draw']:.3f} s")
     ph = n["wishart_numpy_phases/"]
     print(f"  NumPy phases: draw {ph['draw']:.3f} s, Gram {ph['gram']:.3f} s, eigenvalues {ph['eig']:.3f} s")
+
+print("\nCPU seconds (process, all threads; median of the repetitions): the work itself, whatever the load")
+if "ipn_cpu_median" in m:
+    print(f"  ipn band model      moelab {m['ipn_cpu_median']:.4f}   NumPy {n['ipn_cpu_median']:.4f}")
+    if "ipn_dense/" in m:
+        print(f"  ipn dense           moelab {m['ipn_dense/']['cpu_median']:.4f}")
+if "wishart_full/" in m and "cpu_median" in m["wishart_full/"]:
+    for key in ("wishart_full/", "wishart_full_entries/", "wishart_tridiag/"):
+        print(f"  {key[:-1]:20s}moelab {m[key]['cpu_median']:.3f}   NumPy {n['wishart_numpy/']['cpu_median']:.3f}")
 
 print("\nagreement (mean ± sd over matrices; t or z = difference / its standard error)")
 if "ipn_l1_mean" in m:
@@ -91,13 +108,14 @@ if "ipn_l1_mean" in m:
               f"  (limit {limit:.5f})")
 if "wishart_full/" in m:
     tw = m["wishart_tw1/"]
-    rows = {"moelab full": m["wishart_full/"], "moelab tridiag": m["wishart_tridiag/"], "NumPy": n["wishart_numpy/"]}
+    rows = {"moelab full": m["wishart_full/"], "moelab entries": m["wishart_full_entries/"],
+            "moelab tridiag": m["wishart_tridiag/"], "NumPy": n["wishart_numpy/"]}
     for k, r in rows.items():
         print(f"  l1 {k:15s} mean {r['l1_mean']:.3f} ± {r['l1_se']:.3f}  sd {r['l1_sd']:.3f} ± {r['l1_sd'] / math.sqrt(2 * (trials - 1)):.3f}")
     print(f"  l1 TW1 approximation   mean {tw['mean']:.3f}  sd {tw['sd']:.3f}  (centre {tw['centre']:.3f}, scale {tw['scale']:.3f})")
     names = list(rows)
-    for i in range(3):
-        for j in range(i + 1, 3):
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
             a, b = rows[names[i]], rows[names[j]]
             zm = (a["l1_mean"] - b["l1_mean"]) / math.hypot(a["l1_se"], b["l1_se"])
             # sd's standard error ~ sd / sqrt(2 (K - 1)) (normal approximation; TW1 kurtosis 0.17 adds ~4%)
