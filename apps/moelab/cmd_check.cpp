@@ -13,6 +13,8 @@
 #include "moelab/catalogue/catalogue.hpp"
 #include "moelab/claims/verdict.hpp"
 #include "moelab/core/csv.hpp"
+#include "moelab/core/distributed.hpp"
+#include "moelab/core/journal.hpp"
 #include "moelab/core/error.hpp"
 #include "moelab/core/parallel.hpp"
 
@@ -41,54 +43,94 @@ void add_check(CLI::App& app, int& exit_code) {
                                          "CUDA path)")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
       ->capture_default_str();
+  static bool resume = false, no_journal = false;
+  cmd->add_flag("--resume", resume, "continue an interrupted check from its journal (<out-dir>/check.journal or "
+                                    "stability.journal): only the claims it lacks run; the same bytes as an uninterrupted run");
+  cmd->add_flag("--no-journal", no_journal, "keep no journal (an interrupted check then starts over)");
   cmd->callback([&exit_code] {
-    std::string why;
-    if (!resolve_backend(*parse_backend(backend), CudaPath::none, &why))
-      bad_option("--backend", fmt::format("cannot run the claims on cuda: {}", why));
-    // The outputs are checked before any work (issue 16).
-    if (out_dir.empty()) bad_option("--out-dir", "must be a directory path, got ''");
-    for (const char* f : {"/check.csv", "/check.md", "/stability.csv", "/stability.md"}) check_output("--out-dir", out_dir + f);
-    const auto selected = catalogue::claims().select(only);
-    if (selected.empty()) throw InputError("", 0, "--only", fmt::format("no claim matches '{}' (see moelab list claims)", only));
-    if (threads > 0) set_num_threads(threads);
+    // Every rank (under mpirun) checks the options; only rank 0 checks and writes the outputs.
+    // agree_on_failure keeps the ranks in step: one message, one exit code.
+    std::exception_ptr failure;
+    std::vector<const claims::Claim*> selected;
     claims::CheckBudget budget;
-    budget.full = full;
-    budget.seed = static_cast<std::uint64_t>(seed);
-    if (!seeds.empty()) {
-      const auto dots = seeds.find("..");
-      std::uint64_t a = 0, b = 0;
-      const auto parse = [](const std::string& s, std::uint64_t& out) {
-        if (s.empty() || s.size() > 12 || s.find_first_not_of("0123456789") != std::string::npos) return false;
-        out = std::stoull(s);
-        return true;
-      };
-      if (dots == std::string::npos || !parse(seeds.substr(0, dots), a) || !parse(seeds.substr(dots + 2), b) || b < a ||
-          b - a >= 1000)
-        bad_option("--seeds", fmt::format("must be A..B with 0 <= A <= B < A + 1000 (decimal integers), got '{}'", seeds));
-      std::vector<claims::SuiteResult> runs;
-      std::vector<std::uint64_t> list;
-      for (std::uint64_t s = a; s <= b; ++s) {
-        budget.seed = s;
-        fmt::print(stderr, "moelab: check --seeds: seed {} ({} of {})\n", s, s - a + 1, b - a + 1);
-        runs.push_back(claims::run_suite(selected, budget, alpha, ::isatty(STDERR_FILENO) == 1));
-        list.push_back(s);
+    std::vector<std::uint64_t> list;
+    try {
+      std::string why;
+      if (!resolve_backend(*parse_backend(backend), CudaPath::none, &why))
+        bad_option("--backend", fmt::format("cannot run the claims on cuda: {}", why));
+      // The outputs are checked before any work (issue 16).
+      if (out_dir.empty()) bad_option("--out-dir", "must be a directory path, got ''");
+      if (is_root())
+        for (const char* f : {"/check.csv", "/check.md", "/stability.csv", "/stability.md"}) check_output("--out-dir", out_dir + f);
+      selected = catalogue::claims().select(only);
+      if (selected.empty()) throw InputError("", 0, "--only", fmt::format("no claim matches '{}' (see moelab list claims)", only));
+      if (resume && no_journal) bad_option("--resume", "cannot be combined with --no-journal");
+      if (threads > 0) set_num_threads(threads);
+      budget.full = full;
+      budget.seed = static_cast<std::uint64_t>(seed);
+      list = {budget.seed};
+      if (!seeds.empty()) {
+        const auto dots = seeds.find("..");
+        std::uint64_t a = 0, b = 0;
+        const auto parse = [](const std::string& s, std::uint64_t& out) {
+          if (s.empty() || s.size() > 12 || s.find_first_not_of("0123456789") != std::string::npos) return false;
+          out = std::stoull(s);
+          return true;
+        };
+        if (dots == std::string::npos || !parse(seeds.substr(0, dots), a) || !parse(seeds.substr(dots + 2), b) || b < a ||
+            b - a >= 1000)
+          bad_option("--seeds", fmt::format("must be A..B with 0 <= A <= B < A + 1000 (decimal integers), got '{}'", seeds));
+        list.clear();
+        for (std::uint64_t s = a; s <= b; ++s) list.push_back(s);
       }
-      const auto st = claims::verdict_stability(runs, list, budget);
-      write_file_atomic(out_dir + "/stability.csv", st.table.to_string());
-      write_file_atomic(out_dir + "/stability.md", st.markdown);
-      fmt::print("{}", st.markdown);
-      fmt::print("wrote {0}/stability.csv and {0}/stability.md\n", out_dir);
-      exit_code = kExitOk;
-      return;
+    } catch (...) {
+      failure = std::current_exception();
     }
-    const auto result = claims::run_suite(selected, budget, alpha, ::isatty(STDERR_FILENO) == 1);
-    write_file_atomic(out_dir + "/check.csv", claims::suite_table(result, budget).to_string());
-    write_file_atomic(out_dir + "/check.md", claims::suite_markdown(result, budget));
-    fmt::print("{}", claims::suite_terminal(result));
-    fmt::print("wrote {0}/check.csv and {0}/check.md\n", out_dir);
+    agree_on_failure(failure);
+    const bool stability = !seeds.empty();
+    claims::SuiteOptions options;
+    options.show_progress = ::isatty(STDERR_FILENO) == 1;
+    options.resume = resume;
+    options.command = fmt::format("check {}{}{}", full ? "--full" : "--quick", only.empty() ? "" : " --only " + only,
+                                  stability ? " --seeds " + seeds : "");
+    if (!no_journal) options.journal = out_dir + (stability ? "/stability.journal" : "/check.journal");
+    if (stability && is_root())
+      fmt::print(stderr, "moelab: check --seeds: {} seeds x {} claims\n", list.size(), selected.size());
+    std::vector<claims::SuiteResult> runs;
+    try {
+      runs = claims::run_suites(selected, budget, list, alpha, options);
+    } catch (const Interrupted& e) {
+      if (options.journal.empty() || !is_root()) throw;
+      throw Interrupted(fmt::format("{}; the claims completed so far are kept in '{}': rerun with --resume to finish them",
+                                    e.what(), options.journal));
+    }
+    std::string printed;
     bool failed = false;
-    for (const auto& o : result.outcomes) failed |= o.verdict == claims::Verdict::fails;
-    exit_code = failed ? kExitClaimFailed : kExitOk;
+    try {
+      if (is_root()) {
+        if (stability) {
+          const auto st = claims::verdict_stability(runs, list, budget);
+          write_file_atomic(out_dir + "/stability.csv", st.table.to_string());
+          write_file_atomic(out_dir + "/stability.md", st.markdown);
+          printed = st.markdown + fmt::format("wrote {0}/stability.csv and {0}/stability.md\n", out_dir);
+        } else {
+          const auto& result = runs.front();
+          write_file_atomic(out_dir + "/check.csv", claims::suite_table(result, budget).to_string());
+          write_file_atomic(out_dir + "/check.md", claims::suite_markdown(result, budget));
+          printed = claims::suite_terminal(result) + fmt::format("wrote {0}/check.csv and {0}/check.md\n", out_dir);
+          for (const auto& o : result.outcomes) failed |= o.verdict == claims::Verdict::fails;
+        }
+        if (!options.journal.empty()) Journal::remove(options.journal);
+      }
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    agree_on_failure(failure);
+    // Every rank exits with rank 0's code (mpirun reports the first non-zero one).
+    std::string code = failed ? "1" : "0";
+    world().broadcast(code);
+    fmt::print("{}", printed);
+    exit_code = code == "1" ? kExitClaimFailed : kExitOk;
   });
 }
 

@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 
 #include <limits>
+#include <optional>
 
 #include "commands.hpp"
 #include "options.hpp"
 #include "moelab/core/csv.hpp"
+#include "moelab/core/distributed.hpp"
+#include "moelab/core/journal.hpp"
 #include "moelab/core/error.hpp"
 #include "moelab/scenario/runner.hpp"
 #include "moelab/scenario/scenario.hpp"
@@ -34,31 +37,72 @@ void add_run(CLI::App& app, int& exit_code) {
       }, "SIZE"));
   cmd->add_option("--backend", backend, "cpu, cuda or auto (overrides the scenario; auto = cuda when a device and a CUDA path exist)")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  static bool resume = false, no_journal = false;
+  cmd->add_flag("--resume", resume, "continue an interrupted run from its journal (<output>.journal): only the missing sweep "
+                                    "points run, and the CSV has the same bytes as an uninterrupted run");
+  cmd->add_flag("--no-journal", no_journal, "keep no journal (a run interrupted then starts over)");
   cmd->callback([&exit_code, out_opt] {
-    const Scenario sc = load_scenario(path);
-    // The output is checked before any work: a bad path must not cost the run (issue 16).
-    const std::string target = out_opt->count() > 0 ? out : sc.output_csv;
-    if (out_opt->count() > 0) check_output("--output", target);
-    else check_output("output.csv", target, sc.path);
-    const StudyDef& study = study_for(sc, catalogue::studies());
-    McBudget b = sc.budget;
-    if (trials > 0) b.trials = trials;
-    if (seed >= 0) b.seed = static_cast<std::uint64_t>(seed);
-    if (threads >= 0) b.threads = threads;
-    if (!max_memory.empty()) (void)parse_memory_size(max_memory, b.max_memory);
-    if (!backend.empty()) {
-      b.backend = *parse_backend(backend);
-      std::string why;
-      if (!resolve_backend(b.backend, study.cuda, &why))
-        bad_option("--backend", fmt::format("cannot run study '{}' on cuda: {}", sc.study, why));
+    // Every rank (under mpirun) reads the scenario and checks the options; only rank 0 checks and
+    // writes the output. agree_on_failure keeps the ranks in step: one message, one exit code.
+    std::exception_ptr failure;
+    std::optional<Scenario> sc;
+    std::string target;
+    const StudyDef* study = nullptr;
+    McBudget b;
+    try {
+      sc.emplace(load_scenario(path));
+      // The output is checked before any work: a bad path must not cost the run (issue 16).
+      target = out_opt->count() > 0 ? out : sc->output_csv;
+      if (is_root()) {
+        if (out_opt->count() > 0) check_output("--output", target);
+        else check_output("output.csv", target, sc->path);
+      }
+      study = &study_for(*sc, catalogue::studies());
+      b = sc->budget;
+      if (trials > 0) b.trials = trials;
+      if (seed >= 0) b.seed = static_cast<std::uint64_t>(seed);
+      if (threads >= 0) b.threads = threads;
+      if (!max_memory.empty()) (void)parse_memory_size(max_memory, b.max_memory);
+      if (!backend.empty()) {
+        b.backend = *parse_backend(backend);
+        std::string why;
+        if (!resolve_backend(b.backend, study->cuda, &why))
+          bad_option("--backend", fmt::format("cannot run study '{}' on cuda: {}", sc->study, why));
+      }
+      if (resume && no_journal) bad_option("--resume", "cannot be combined with --no-journal");
+    } catch (...) {
+      failure = std::current_exception();
     }
-    const CsvTable table = run_scenario(study, sc, b);
-    write_file_atomic(target, table.to_string());
+    agree_on_failure(failure);
+    RunOptions options;
+    if (!no_journal) options.journal = target + ".journal";
+    options.resume = resume;
+    CsvTable table;
+    try {
+      table = run_scenario(*study, *sc, b, options);
+    } catch (const Interrupted& e) {
+      if (options.journal.empty() || !is_root()) throw;
+      throw Interrupted(fmt::format("{}; the sweep points completed so far are kept in '{}': rerun with --resume to "
+                                    "finish them", e.what(), options.journal));
+    }
+    try {
+      if (is_root()) {
+        write_file_atomic(target, table.to_string());
+        if (!options.journal.empty()) Journal::remove(options.journal);
+      }
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    agree_on_failure(failure);
+    if (!is_root()) {
+      exit_code = kExitOk;
+      return;
+    }
     fmt::print("wrote {} ({} rows)\n", target, table.rows.size());
     for (const auto& [k, v] : table.metadata)
       if (k.rfind("fit_", 0) == 0) fmt::print("  {}: {}\n", k, v);
-    if (!sc.output_plot.empty()) fmt::print("plot: gnuplot -e \"csv='{}'; png='{}'\" {}\n", target,
-                                            target.substr(0, target.size() - 4) + ".png", sc.output_plot);
+    if (!sc->output_plot.empty()) fmt::print("plot: gnuplot -e \"csv='{}'; png='{}'\" {}\n", target,
+                                             target.substr(0, target.size() - 4) + ".png", sc->output_plot);
     exit_code = kExitOk;
   });
 }

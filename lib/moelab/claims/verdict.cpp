@@ -2,10 +2,14 @@
 
 #include <chrono>
 #include <cmath>
+#include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include "moelab/core/distributed.hpp"
 #include "moelab/core/error.hpp"
+#include "moelab/core/journal.hpp"
 #include "moelab/core/interrupt.hpp"
 #include "moelab/core/progress.hpp"
 #include "moelab/core/stats.hpp"
@@ -101,27 +105,186 @@ SuiteResult judge(std::vector<Outcome> outcomes, double alpha) {
 
 SuiteResult run_suite(const std::vector<const Claim*>& claims, const CheckBudget& budget, double alpha,
                       bool show_progress) {
-  std::vector<Outcome> outcomes;
-  Progress progress(claims.size(), "check");
-  if (!show_progress) Progress::set_enabled(false);
-  for (const Claim* c : claims) {
-    check_interrupted();
-    const auto t0 = std::chrono::steady_clock::now();
-    Outcome o;
-    o.claim = c;
-    o.evidence = c->check(budget, claim_key(budget.seed, c->id));
-    o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    outcomes.push_back(std::move(o));
-    progress.advance();
-  }
-  progress.finish();
-  return judge(std::move(outcomes), alpha);
+  SuiteOptions options;
+  options.show_progress = show_progress;
+  auto runs = run_suites(claims, budget, {budget.seed}, alpha, options);
+  if (runs.empty()) return SuiteResult{{}, alpha, 0};  // a rank > 0
+  return std::move(runs.front());
 }
 
+namespace {
+
+void put_test(ByteWriter& w, const TestResult& t) {
+  w.str(t.form), w.f64(t.estimate), w.f64(t.std_error), w.f64(t.reference), w.f64(t.p_value), w.i64(t.samples);
+  w.boolean(t.one_sided), w.f64(t.dof);
+}
+
+TestResult get_test(ByteReader& r) {
+  TestResult t;
+  t.form = r.str(), t.estimate = r.f64(), t.std_error = r.f64(), t.reference = r.f64(), t.p_value = r.f64();
+  t.samples = r.i64(), t.one_sided = r.boolean(), t.dof = r.f64();
+  return t;
+}
+
+/// A claim's evidence, exactly (doubles by their bits), with the claim's id (checked on resume) and its time.
+std::string encode_evidence(const std::string& id, const Evidence& e, double seconds) {
+  ByteWriter w;
+  w.str(id);
+  put_test(w, e.printed);
+  w.boolean(e.exact.has_value());
+  if (e.exact) put_test(w, *e.exact);
+  w.u64(e.controls.size());
+  for (const auto& c : e.controls) put_test(w, c);
+  w.f64(e.relevance), w.str(e.note), w.f64(seconds);
+  return w.take();
+}
+
+Evidence decode_evidence(const std::string& payload, const std::string& id, double& seconds, const std::string& where,
+                         std::uint64_t unit) {
+  ByteReader r(payload);
+  const std::string got = r.str();
+  if (got != id)
+    throw InputError(where, 0, "journal", fmt::format("unit {} is the claim '{}', but this run's unit {} is '{}'; rerun "
+                                                      "without --resume", unit, printable(got), unit, id));
+  Evidence e;
+  e.printed = get_test(r);
+  if (r.boolean()) e.exact = get_test(r);
+  e.controls.resize(r.u64());
+  for (auto& c : e.controls) c = get_test(r);
+  e.relevance = r.f64(), e.note = r.str(), seconds = r.f64();
+  return e;
+}
+
+enum : std::uint64_t { kMsgClaim = 1, kMsgDone = 2 };
+
+}  // namespace
+
+std::vector<SuiteResult> run_suites(const std::vector<const Claim*>& claims, const CheckBudget& budget,
+                                    const std::vector<std::uint64_t>& seeds, double alpha, const SuiteOptions& options) {
+  Communicator& comm = world();
+  const int ranks = comm.size(), rank = comm.rank();
+  const bool root = rank == 0;
+  const std::size_t n = claims.size(), units = n * seeds.size();
+  std::vector<std::optional<Evidence>> evidence(units);
+  std::vector<double> seconds(units, 0.0);
+  std::unique_ptr<Journal> journal;
+  std::exception_ptr failure;
+  try {
+    if (root && !options.journal.empty()) {
+      std::string ids;
+      for (const Claim* c : claims) ids += c->id + "\n";
+      const JournalIdentity identity{{"kind", "check"},
+                                     {"tool", tool_provenance()},
+                                     {"command", options.command},
+                                     {"budget", budget.full ? "full" : "quick"},
+                                     {"seeds", fmt::format("{}..{}", seeds.front(), seeds.back())},
+                                     {"claims", fmt::format("{} ({:016x})", n, fnv1a64(ids))}};
+      journal = std::make_unique<Journal>(options.journal, identity, options.resume);
+      for (const auto& [u, payload] : journal->records()) {
+        if (u >= units)
+          throw InputError(options.journal, 0, "journal", fmt::format("unit {} is past this run's {} units; rerun without --resume", u, units));
+        evidence[u] = decode_evidence(payload, claims[u % n]->id, seconds[u], options.journal, u);
+      }
+    }
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  agree_on_failure(failure);
+  std::string mask(units, '0');
+  if (root)
+    for (std::size_t u = 0; u < units; ++u) mask[u] = evidence[u] ? '1' : '0';
+  comm.broadcast(mask);
+  std::vector<std::size_t> mine;
+  std::size_t k = 0;
+  for (std::size_t u = 0; u < units; ++u)
+    if (mask[u] == '0' && static_cast<int>(k++ % static_cast<std::size_t>(ranks)) == rank) mine.push_back(u);
+
+  Progress progress(mine.size(), ranks > 1 ? fmt::format("check (rank 0 of {})", ranks) : std::string("check"));
+  if (!options.show_progress) Progress::set_enabled(false);
+  const auto record = [&](std::size_t u, Evidence e, double s, const std::string* payload) {
+    if (journal) journal->append(u, payload ? *payload : encode_evidence(claims[u % n]->id, e, s));
+    evidence[u] = std::move(e);
+    seconds[u] = s;
+  };
+  int finished_ranks = 0;
+  const auto receive = [&](bool wait) {
+    int source = 0;
+    std::string message;
+    while (finished_ranks < ranks - 1 && comm.next(source, message, wait)) {
+      ByteReader r(message);
+      if (r.u64() == kMsgDone) {
+        ++finished_ranks;
+        continue;
+      }
+      const auto u = static_cast<std::size_t>(r.u64());
+      std::string payload = r.blob();
+      if (failure) continue;
+      try {
+        MOELAB_EXPECT(u < units, "a rank sent a claim index past the suite");
+        double s = 0;
+        Evidence e = decode_evidence(payload, claims[u % n]->id, s, "<rank message>", u);
+        record(u, std::move(e), s, &payload);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+    }
+  };
+  for (std::size_t u : mine) {
+    if (failure) break;
+    try {
+      check_interrupted();
+      const Claim* c = claims[u % n];
+      CheckBudget b = budget;
+      b.seed = seeds[u / n];
+      const auto t0 = std::chrono::steady_clock::now();
+      Evidence e = c->check(b, claim_key(b.seed, c->id));
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      progress.advance();
+      if (root) {
+        record(u, std::move(e), s, nullptr);
+        if (ranks > 1) receive(false);
+      } else {
+        ByteWriter w;
+        w.u64(kMsgClaim), w.u64(u), w.blob(encode_evidence(c->id, e, s));
+        comm.post(w.take());
+      }
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+  if (ranks > 1) {
+    if (root) {
+      receive(true);
+    } else {
+      ByteWriter w;
+      w.u64(kMsgDone);
+      comm.post(w.take());
+      comm.complete_posts();
+    }
+  }
+  agree_on_failure(failure);
+  progress.finish();
+  std::vector<SuiteResult> out;
+  if (!root) return out;
+  for (std::size_t s = 0; s < seeds.size(); ++s) {
+    std::vector<Outcome> outcomes;
+    for (std::size_t c = 0; c < n; ++c) {
+      const std::size_t u = s * n + c;
+      MOELAB_EXPECT(evidence[u].has_value(), "every claim has its evidence");
+      Outcome o;
+      o.claim = claims[c];
+      o.evidence = std::move(*evidence[u]);
+      o.seconds = seconds[u];
+      outcomes.push_back(std::move(o));
+    }
+    out.push_back(judge(std::move(outcomes), alpha));
+  }
+  return out;
+}
 
 CsvTable suite_table(const SuiteResult& r, const CheckBudget& budget) {
   CsvTable t;
-  t.add_metadata("tool", fmt::format("moelab {}", kVersion));
+  t.add_metadata("tool", tool_provenance());
   t.add_metadata("command", budget.full ? "check --full" : "check --quick");
   t.add_metadata("seed", fmt::format("{}", budget.seed));
   t.add_metadata("alpha", fmt::format("{}", r.alpha));
@@ -197,7 +360,7 @@ Stability verdict_stability(const std::vector<SuiteResult>& runs, const std::vec
   MOELAB_EXPECT(!runs.empty() && runs.size() == seeds.size(), "one suite per seed");
   Stability st;
   CsvTable& t = st.table;
-  t.add_metadata("tool", fmt::format("moelab {}", kVersion));
+  t.add_metadata("tool", tool_provenance());
   t.add_metadata("command", fmt::format("check {} --seeds {}..{}", budget.full ? "--full" : "--quick", seeds.front(),
                                         seeds.back()));
   t.columns = {"id", "seeds", "holds", "erratum", "fails", "inconclusive", "modal", "changes", "other_seeds"};

@@ -39,6 +39,23 @@ SuiteResult judge(std::vector<Outcome> outcomes, double alpha);
 SuiteResult run_suite(const std::vector<const Claim*>& claims, const CheckBudget& budget, double alpha,
                       bool show_progress);
 
+/// How run_suites shares out, records and shows its work.
+struct SuiteOptions {
+  std::string journal;  // "" = none; else every claim's evidence is appended as it completes (core/journal.hpp)
+  bool resume = false;  // take the evidence of an earlier run's journal (same claims, seeds, budget, build)
+  bool show_progress = false;
+  std::string command;  // recorded in the journal's identity ("check --quick", "check --full --seeds 1..10")
+};
+
+/// The suite at every seed of `seeds` (one SuiteResult each, in order), judged per seed. The units
+/// (seed, claim) are shared out over the ranks (core/distributed.hpp; round-robin in unit order, as
+/// the cost of a claim is not modelled), each claim's evidence depends only on (seed, claim id), and
+/// rank 0 judges the evidence in claim order: the same results for any rank and thread count. Rank 0
+/// gets the results; other ranks an empty vector. A failure on any rank is thrown on every rank
+/// (agree_on_failure). With a journal, --resume redoes only the claims it lacks.
+std::vector<SuiteResult> run_suites(const std::vector<const Claim*>& claims, const CheckBudget& budget,
+                                    const std::vector<std::uint64_t>& seeds, double alpha, const SuiteOptions& options);
+
 /// check.csv: one row per claim.
 CsvTable suite_table(const SuiteResult& r, const CheckBudget& budget);
 /// check.md: a table and one paragraph per claim.

@@ -4,11 +4,15 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
 
 #include <unistd.h>
 
 #include <fmt/format.h>
 
+#include "moelab/core/distributed.hpp"
 #include "moelab/core/error.hpp"
 #include "moelab/core/interrupt.hpp"
 #include "moelab/core/parallel.hpp"
@@ -120,62 +124,285 @@ std::vector<std::any> prepare_scenario(const StudyDef& study, const Scenario& sc
   return prepare_points(study, sc, sc.points(), Backend::cpu);
 }
 
-CsvTable run_scenario(const StudyDef& study, const Scenario& sc, const McBudget& budget) {
-  // Validate everything first: a bad value at the last sweep point must not cost a long run.
-  // The backend is resolved first so that points can check limits that depend on it.
-  std::string why;
-  const auto backend = resolve_backend(budget.backend, study.cuda, &why);
-  if (!backend)
-    throw InputError(sc.path, 0, "monte_carlo.backend", fmt::format("cannot run study '{}' on cuda: {}", sc.study, why));
-  const std::int64_t trials = study.trial_unit.empty() ? 0 : budget.trials;
-  if (!study.trial_unit.empty() && trials < study.min_trials)
-    throw InputError(sc.path, 0, "monte_carlo.trials",
-                     fmt::format("study '{}' needs at least {} {} per point, got {}", study.name, study.min_trials,
-                                 study.trial_unit, trials));
-  if (budget.threads > max_threads())
-    throw InputError(sc.path, 0, "monte_carlo.threads",
-                     fmt::format("must be at most {} (what this process can run), got {}", max_threads(), budget.threads));
-  const ThreadCountScope thread_scope(budget.threads);
-  const double limit = budget.max_memory > 0 ? budget.max_memory : machine_memory_bytes();
-  const char* limit_name = budget.max_memory > 0 ? "the limit set by --max-memory / [monte_carlo] max_memory"
-                                                 : "this machine's memory";
-  RunEstimate est;
-  double n_points = 1;
-  for (const auto& axis : sc.axes) n_points *= static_cast<double>(axis.values.size());
-  est.frame_bytes = n_points * (kBytesPerPoint + kBytesPerAxis * static_cast<double>(sc.axes.size()) +
-                                kBytesPerCell * static_cast<double>(study.columns.size()));
-  const auto refuse = [&](const std::string& what) {
-    throw InputError(sc.path, 0, "monte_carlo.max_memory",
-                     fmt::format("the run would need about {} ({}), more than {} ({}); lower the budget or the sizes, "
-                                 "or raise --max-memory if the estimate is too high",
-                                 format_bytes(est.peak()), what, limit_name, format_bytes(limit)));
-  };
-  if (est.peak() > limit) refuse(fmt::format("{:.3g} sweep points", n_points));
-  const auto points = sc.points();
-  const std::vector<std::any> prepared = prepare_points(study, sc, points, *backend);
-  est.modelled = static_cast<bool>(study.cost);
-  for (std::size_t i = 0; i < prepared.size(); ++i) {
-    const StudyCost c = study.cost ? study.cost(prepared[i], trials) : StudyCost{};
-    const double bytes = c.bytes + static_cast<double>(trials) * study.result_bytes_per_trial;
-    if (bytes > est.point_bytes || !(bytes == bytes)) est.point_bytes = bytes, est.worst_point = i;
-    est.work += c.work;
+JournalIdentity run_identity(const StudyDef& study, const Scenario& sc, const McBudget& budget, Backend backend) {
+  // The scenario's content as the run sees it: the study's tables and every point's coordinates
+  // (not the file's bytes: comments and layout do not change the rows).
+  std::ostringstream text;
+  text << sc.base << "\n";
+  std::uint64_t points = 0;
+  for (const auto& pt : sc.points()) {
+    for (const auto& [k, v] : pt.coordinates) text << k << '=' << v << ';';
+    text << '\n';
+    ++points;
   }
-  const auto where = [&] {
-    std::string at = fmt::format("{} trials", trials);
-    for (const auto& [k, v] : points[est.worst_point].coordinates) at += fmt::format(", {} = {}", k, v);
-    return at;
-  };
-  if (!(est.peak() <= limit)) refuse(fmt::format("largest point: {}", where()));
-  const double seconds = est.work / (kOpsPerSecond * std::max(1, num_threads()));
-  if (seconds > 10 || est.peak() > 1e9)
-    fmt::print(stderr, "moelab: estimate for {}: about {} of memory{}\n", sc.study, format_bytes(est.peak()),
-               est.modelled ? fmt::format(", {:.3g} operations (~{:.0f} s on {} threads at {:g} op/s each)", est.work, seconds,
-                                          num_threads(), kOpsPerSecond)
-                            : std::string(" (the study declares no cost model: its own memory is not counted)"));
+  return {{"kind", "run"},
+          {"tool", tool_provenance()},
+          {"study", study.name},
+          {"scenario_hash", fmt::format("{:016x}", fnv1a64(text.str()))},
+          {"seed", fmt::format("{}", budget.seed)},
+          {"trials", study.trial_unit.empty() ? std::string("none") : fmt::format("{}", budget.trials)},
+          {"backend", to_string(backend)},
+          {"points", fmt::format("{}", points)}};
+}
+
+namespace {
+
+// Messages from ranks > 0 to rank 0 during a run.
+enum : std::uint64_t { kMsgPoint = 1, kMsgDone = 2 };
+
+std::string point_label(const SweepPoint& p) {
+  std::string s;
+  for (const auto& [k, v] : p.coordinates) s += k + "=" + v + ";";
+  return s;
+}
+
+/// A completed point as a journal record / message payload: its coordinates (checked on resume) and rows.
+std::string encode_point(const SweepPoint& p, const std::vector<CsvRow>& rows) {
+  ByteWriter w;
+  w.str(point_label(p));
+  put_rows(w, rows);
+  return w.take();
+}
+
+std::vector<CsvRow> decode_point(const SweepPoint& p, const std::string& payload, const std::string& journal,
+                                 std::uint64_t index) {
+  ByteReader r(payload);
+  const std::string label = r.str();
+  if (label != point_label(p))
+    throw InputError(journal, 0, "journal",
+                     fmt::format("unit {} is the point '{}', but this run's point {} is '{}'; rerun without --resume",
+                                 index, printable(label), index, point_label(p)));
+  auto rows = get_rows(r);
+  return rows;
+}
+
+/// Trials [begin, end) of rank `rank` among `ranks`: contiguous blocks, the first (trials % ranks)
+/// one trial longer.
+std::pair<std::int64_t, std::int64_t> trial_block(std::int64_t trials, int ranks, int rank) {
+  const std::int64_t base = trials / ranks, extra = trials % ranks;
+  const std::int64_t begin = rank * base + std::min<std::int64_t>(rank, extra);
+  return {begin, begin + base + (rank < extra ? 1 : 0)};
+}
+
+}  // namespace
+
+CsvTable run_scenario(const StudyDef& study, const Scenario& sc, const McBudget& budget, const RunOptions& options) {
+  Communicator& comm = world();
+  const int ranks = comm.size(), rank = comm.rank();
+  const bool root = rank == 0;
+  std::exception_ptr failure;
+  std::optional<Backend> backend;
+  std::int64_t trials = 0;
+  std::optional<ThreadCountScope> thread_scope;
+  std::vector<SweepPoint> points;
+  std::vector<std::any> prepared;
+  std::vector<double> weight;
+  std::unique_ptr<Journal> journal;
+  std::vector<std::optional<std::vector<CsvRow>>> done;
+  // Validate everything first, on every rank (the same checks give the same answer everywhere;
+  // agree_on_failure makes sure of it): a bad value at the last sweep point must not cost a long run.
+  try {
+    // The backend is resolved first so that points can check limits that depend on it.
+    std::string why;
+    backend = resolve_backend(budget.backend, study.cuda, &why);
+    if (!backend)
+      throw InputError(sc.path, 0, "monte_carlo.backend", fmt::format("cannot run study '{}' on cuda: {}", sc.study, why));
+    trials = study.trial_unit.empty() ? 0 : budget.trials;
+    if (!study.trial_unit.empty() && trials < study.min_trials)
+      throw InputError(sc.path, 0, "monte_carlo.trials",
+                       fmt::format("study '{}' needs at least {} {} per point, got {}", study.name, study.min_trials,
+                                   study.trial_unit, trials));
+    if (budget.threads > max_threads())
+      throw InputError(sc.path, 0, "monte_carlo.threads",
+                       fmt::format("must be at most {} (what this process can run), got {}", max_threads(), budget.threads));
+    thread_scope.emplace(budget.threads);
+    const double limit = budget.max_memory > 0 ? budget.max_memory : machine_memory_bytes();
+    const char* limit_name = budget.max_memory > 0 ? "the limit set by --max-memory / [monte_carlo] max_memory"
+                                                   : "this machine's memory";
+    RunEstimate est;
+    double n_points = 1;
+    for (const auto& axis : sc.axes) n_points *= static_cast<double>(axis.values.size());
+    est.frame_bytes = n_points * (kBytesPerPoint + kBytesPerAxis * static_cast<double>(sc.axes.size()) +
+                                  kBytesPerCell * static_cast<double>(study.columns.size()));
+    const auto refuse = [&](const std::string& what) {
+      throw InputError(sc.path, 0, "monte_carlo.max_memory",
+                       fmt::format("the run would need about {} ({}), more than {} ({}); lower the budget or the sizes, "
+                                   "or raise --max-memory if the estimate is too high",
+                                   format_bytes(est.peak()), what, limit_name, format_bytes(limit)));
+    };
+    if (est.peak() > limit) refuse(fmt::format("{:.3g} sweep points", n_points));
+    points = sc.points();
+    prepared = prepare_points(study, sc, points, *backend);
+    est.modelled = static_cast<bool>(study.cost);
+    weight.resize(prepared.size());
+    for (std::size_t i = 0; i < prepared.size(); ++i) {
+      const StudyCost c = study.cost ? study.cost(prepared[i], trials) : StudyCost{};
+      const double bytes = c.bytes + static_cast<double>(trials) * study.result_bytes_per_trial;
+      if (bytes > est.point_bytes || !(bytes == bytes)) est.point_bytes = bytes, est.worst_point = i;
+      est.work += c.work;
+      // A point's weight for sharing points out over ranks: its modelled operations, else its
+      // progress units (trials); any positive number works, the bytes do not depend on it.
+      weight[i] = study.cost && c.work > 0 && std::isfinite(c.work) ? c.work
+                                                                    : static_cast<double>(std::max<std::size_t>(1, study.work(prepared[i], trials)));
+    }
+    const auto where = [&] {
+      std::string at = fmt::format("{} trials", trials);
+      for (const auto& [k, v] : points[est.worst_point].coordinates) at += fmt::format(", {} = {}", k, v);
+      return at;
+    };
+    if (!(est.peak() <= limit)) refuse(fmt::format("largest point: {}", where()));
+    const double seconds = est.work / (kOpsPerSecond * std::max(1, num_threads()) * ranks);
+    if (root && (seconds > 10 || est.peak() > 1e9))
+      fmt::print(stderr, "moelab: estimate for {}: about {} of memory{}\n", sc.study, format_bytes(est.peak()),
+                 est.modelled ? fmt::format(", {:.3g} operations (~{:.0f} s on {} threads at {:g} op/s each)", est.work,
+                                            seconds, num_threads() * ranks, kOpsPerSecond)
+                              : std::string(" (the study declares no cost model: its own memory is not counted)"));
+    done.resize(points.size());
+    if (root && !options.journal.empty()) {
+      journal = std::make_unique<Journal>(options.journal, run_identity(study, sc, budget, *backend), options.resume);
+      for (const auto& [unit, payload] : journal->records()) {
+        if (unit >= points.size())
+          throw InputError(options.journal, 0, "journal", fmt::format("unit {} is past this run's {} points; rerun without --resume", unit, points.size()));
+        done[unit] = decode_point(points[unit], payload, options.journal, unit);
+      }
+    }
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  agree_on_failure(failure);
+
+  // Which points are left (rank 0 knows from the journal), and who runs what.
+  std::string done_mask(points.size(), '0');
+  if (root)
+    for (std::size_t i = 0; i < points.size(); ++i) done_mask[i] = done[i] ? '1' : '0';
+  comm.broadcast(done_mask);
+  std::vector<std::size_t> collective;                       // trials split over every rank
+  std::vector<std::size_t> mine;                             // run whole by this rank
+  std::vector<std::size_t> todo;
+  double total = 0;
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (done_mask[i] == '0') todo.push_back(i), total += weight[i];
+  if (ranks == 1) {
+    mine = todo;
+  } else {
+    std::vector<std::size_t> whole;
+    for (std::size_t i : todo) {
+      if (study.trial_block && trials >= ranks && weight[i] * ranks > total) collective.push_back(i);
+      else whole.push_back(i);
+    }
+    // Largest first to the least loaded rank (ties: lower index, lower rank): deterministic.
+    std::stable_sort(whole.begin(), whole.end(), [&](std::size_t a, std::size_t b) { return weight[a] > weight[b]; });
+    std::vector<double> load(static_cast<std::size_t>(ranks), 0.0);
+    for (std::size_t i : whole) {
+      const auto r = static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin());
+      load[static_cast<std::size_t>(r)] += weight[i];
+      if (r == rank) mine.push_back(i);
+    }
+    std::sort(mine.begin(), mine.end());
+  }
+
+  if (root && *backend == Backend::cuda && study.cuda == CudaPath::experimental)
+    fmt::print(stderr, "moelab: warning: study '{}' runs on an experimental CUDA path (not yet validated against the CPU "
+                       "reference on a device); compare with --backend cpu before trusting it\n", sc.study);
   std::size_t work = 0;
-  for (const auto& p : prepared) work += study.work(p, trials);
+  for (std::size_t i : mine) work += study.work(prepared[i], trials);
+  if (!collective.empty()) {
+    const auto [b, e] = trial_block(trials, ranks, rank);
+    work += collective.size() * static_cast<std::size_t>(e - b);
+  }
+  Progress progress(work, ranks > 1 ? fmt::format("{} (rank 0 of {})", sc.name, ranks) : sc.name);
+  const auto record = [&](std::size_t i, std::vector<CsvRow> rows, const std::string* payload) {
+    if (journal) journal->append(i, payload ? *payload : encode_point(points[i], rows));
+    done[i] = std::move(rows);
+  };
+
+  // 1. Points whose trials all ranks share, one after another.
+  for (std::size_t i : collective) {
+    std::string block;
+    try {
+      check_interrupted();
+      const auto [b, e] = trial_block(trials, ranks, rank);
+      const RunContext ctx{point_key(budget.seed, study.name, points[i]), trials, *backend, &progress};
+      block = study.trial_block(prepared[i], ctx, b, e);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    agree_on_failure(failure);
+    const auto blocks = comm.gather(block);
+    if (root) {
+      try {
+        std::string all;
+        for (const auto& part : blocks) all += part;
+        const RunContext ctx{point_key(budget.seed, study.name, points[i]), trials, *backend, &progress};
+        RowSink rows(study.columns);
+        study.reduce_block(prepared[i], all, ctx, rows);
+        record(i, rows.take(), nullptr);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+    }
+    agree_on_failure(failure);
+  }
+
+  // 2. Whole points: each rank its own; ranks > 0 post each point's rows to rank 0 as it completes,
+  // rank 0 journals them between its own points and, at the end, until every rank said it is done.
+  int finished_ranks = 0;
+  const auto receive = [&](bool wait) {
+    int source = 0;
+    std::string message;
+    while (finished_ranks < ranks - 1 && comm.next(source, message, wait)) {
+      ByteReader r(message);
+      if (r.u64() == kMsgDone) {
+        ++finished_ranks;
+        continue;
+      }
+      const auto i = static_cast<std::size_t>(r.u64());
+      std::string payload = r.blob();
+      if (failure) continue;  // keep draining; the run fails anyway
+      try {
+        MOELAB_EXPECT(i < points.size(), "a rank sent a point index past the sweep");
+        record(i, decode_point(points[i], payload, "<rank message>", i), &payload);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+    }
+  };
+  for (std::size_t i : mine) {
+    if (failure) break;
+    try {
+      check_interrupted();
+      const RunContext ctx{point_key(budget.seed, study.name, points[i]), trials, *backend, &progress};
+      RowSink sink(study.columns);
+      study.run(prepared[i], ctx, sink);
+      auto rows = sink.take();
+      if (root) {
+        record(i, std::move(rows), nullptr);
+        if (ranks > 1) receive(false);
+      } else {
+        ByteWriter w;
+        w.u64(kMsgPoint), w.u64(i), w.blob(encode_point(points[i], rows));
+        comm.post(w.take());
+      }
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+  if (ranks > 1) {
+    if (root) {
+      receive(true);
+    } else {
+      ByteWriter w;
+      w.u64(kMsgDone);
+      comm.post(w.take());
+      comm.complete_posts();
+    }
+  }
+  agree_on_failure(failure);
+  progress.finish();
+  if (!root) return CsvTable{};
+
   CsvTable t;
-  t.add_metadata("tool", fmt::format("moelab {}", kVersion));
+  t.add_metadata("tool", tool_provenance());
   t.add_metadata("scenario", sc.path);
   t.add_metadata("study", sc.study);
   if (!sc.title.empty()) t.add_metadata("title", sc.title);
@@ -185,20 +412,12 @@ CsvTable run_scenario(const StudyDef& study, const Scenario& sc, const McBudget&
   const bool experimental = *backend == Backend::cuda && study.cuda == CudaPath::experimental;
   t.add_metadata("backend", experimental ? "cuda (experimental path: not yet validated against the CPU on a device)"
                                          : to_string(*backend));
-  if (experimental)
-    fmt::print(stderr, "moelab: warning: study '{}' runs on an experimental CUDA path (not yet validated against the CPU "
-                       "reference on a device); compare with --backend cpu before trusting it\n", sc.study);
   for (const auto& axis : sc.axes) t.add_metadata("sweep", axis.key);
   t.columns = study.column_names();
-  Progress progress(work, sc.name);
-  for (std::size_t i = 0; i < prepared.size(); ++i) {
-    check_interrupted();
-    RunContext ctx{point_key(budget.seed, study.name, points[i]), trials, *backend, &progress};
-    RowSink rows(study.columns);
-    study.run(prepared[i], ctx, rows);
-    for (auto& row : rows.take()) t.add_row(std::move(row));
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    MOELAB_EXPECT(done[i].has_value(), "every sweep point has its rows");
+    for (auto& row : *done[i]) t.add_row(std::move(row));
   }
-  progress.finish();
   if (study.summarize)
     for (auto& kv : study.summarize(TableView(t))) t.add_metadata(kv.first, kv.second);
   return t;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "moelab/core/csv.hpp"
+#include "moelab/core/journal.hpp"
 #include "moelab/core/keys.hpp"
 #include "moelab/scenario/scenario.hpp"
 #include "moelab/scenario/study.hpp"
@@ -45,10 +46,33 @@ struct RunEstimate {
   double peak() const { return frame_bytes + point_bytes; }
 };
 
+/// Journal and resume (issue 15; docs/scaleout.md): with `journal` set, every completed sweep point's
+/// rows are appended to that file as the point completes; with `resume`, the points of an earlier
+/// run's journal (same scenario, study, seed, trials, backend and moelab build, else InputError) are
+/// taken from it and only the missing ones run. The caller removes the journal once the CSV is
+/// written (Journal::remove). A point is the unit: a point interrupted half-way is redone whole.
+struct RunOptions {
+  std::string journal;  // "" = no journal
+  bool resume = false;
+};
+
 /// Throws InputError before any work when the study or any point is invalid, or when the estimated
 /// memory (RunEstimate::peak) exceeds budget.max_memory (0: machine_memory_bytes()); prints the
 /// estimate on stderr when the run is long (over ~10 s of estimated work, or over 1 GB).
-CsvTable run_scenario(const StudyDef& study, const Scenario& scenario, const McBudget& budget);
+///
+/// Ranks (core/distributed.hpp, under mpirun): every rank validates; the missing points are shared
+/// out, a point heavier than 1/R of the work having its trials split over all ranks (studies whose
+/// trial result is trivially copyable), the others assigned whole by weight (largest first, to the
+/// least loaded rank). Rank 0 receives every point's rows, journals them and returns the table,
+/// assembled in point order: the same bytes for any rank and thread count. Other ranks return an
+/// empty table (no columns) and must write nothing. A failure on any rank is thrown on every rank
+/// (agree_on_failure: rank 0 the error, the others QuietExit).
+CsvTable run_scenario(const StudyDef& study, const Scenario& scenario, const McBudget& budget,
+                      const RunOptions& options = {});
+
+/// The identity a run's journal records (kind, tool, study, scenario_hash, seed, trials, backend,
+/// points): what must match for --resume.
+JournalIdentity run_identity(const StudyDef& study, const Scenario& scenario, const McBudget& budget, Backend backend);
 
 /// Runs one point of `study` from a TOML text of its parameters (tests, claims reusing a study).
 CsvTable run_study_text(const StudyDef& study, const std::string& toml_text, const McBudget& budget);

@@ -12,18 +12,21 @@
 
 #include <any>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
 
 #include "moelab/core/backend.hpp"
 #include "moelab/core/csv.hpp"
+#include "moelab/core/error.hpp"
 #include "moelab/core/interrupt.hpp"
 #include "moelab/core/keys.hpp"
 #include "moelab/core/parallel.hpp"
@@ -222,6 +225,11 @@ struct StudyDef {
   /// what the frame itself holds (the trial results of define_trial_study, the rows).
   std::function<StudyCost(const std::any&, std::int64_t trials)> cost;
   double result_bytes_per_trial = 0.0;  // sizeof(T) of define_trial_study (the results kept until reduce)
+  /// Set by define_trial_study when T is trivially copyable: the results of trials [begin, end) as
+  /// bytes, and the reduction of every trial's bytes in trial order. The runner uses them to shard
+  /// one point's trials over MPI ranks (runner.hpp); `run` is the same as both on one rank.
+  std::function<std::string(const std::any&, const RunContext&, std::int64_t begin, std::int64_t end)> trial_block;
+  std::function<void(const std::any&, const std::string& results, const RunContext&, RowSink&)> reduce_block;
 
   std::vector<std::string> column_names() const;
 };
@@ -244,6 +252,23 @@ StudyDef define_trial_study(StudyDef def, std::function<Point(const PointParams&
     });
     reduce(point, std::span<const T>(results), ctx, rows);
   };
+  if constexpr (std::is_trivially_copyable_v<T>) {
+    def.trial_block = [trial](const std::any& a, const RunContext& ctx, std::int64_t begin, std::int64_t end) {
+      const Point& point = std::any_cast<const Point&>(a);
+      const auto results = parallel_map<T>(static_cast<std::size_t>(end - begin), [&](std::size_t i) {
+        T r = trial(point, ctx, begin + static_cast<std::int64_t>(i));
+        ctx.advance();
+        return r;
+      });
+      return std::string(reinterpret_cast<const char*>(results.data()), results.size() * sizeof(T));
+    };
+    def.reduce_block = [reduce](const std::any& a, const std::string& bytes, const RunContext& ctx, RowSink& rows) {
+      MOELAB_EXPECT(bytes.size() == static_cast<std::size_t>(ctx.trials) * sizeof(T), "trial blocks cover every trial");
+      std::vector<T> results(static_cast<std::size_t>(ctx.trials));
+      if (!results.empty()) std::memcpy(static_cast<void*>(results.data()), bytes.data(), bytes.size());
+      reduce(std::any_cast<const Point&>(a), std::span<const T>(results), ctx, rows);
+    };
+  }
   return def;
 }
 
