@@ -306,6 +306,18 @@ MoeficationRun run_moefication_trial(const MoeficationSpec& spec, const RngKey& 
   const auto& p = dense.params();
   const Eigen::MatrixXd W1 = dense.w1(p, 0), W2 = dense.w2(p, 0);
   const Eigen::VectorXd b1 = dense.b1(p, 0), b2 = dense.b2(p, 0);
+  // Similarity selection: the expert's mean first-layer row and bias.
+  Eigen::MatrixXd mean_w = Eigen::MatrixXd::Zero(task.d(), E);
+  Eigen::VectorXd mean_b = Eigen::VectorXd::Zero(E);
+  {
+    std::vector<int> size(static_cast<std::size_t>(E), 0);
+    for (Eigen::Index h = 0; h < W1.rows(); ++h) {
+      const int e = group[static_cast<std::size_t>(h)];
+      mean_w.col(e) += W1.row(h).transpose(), mean_b[e] += b1[h], ++size[static_cast<std::size_t>(e)];
+    }
+    for (int e = 0; e < E; ++e)
+      if (size[static_cast<std::size_t>(e)]) mean_w.col(e) /= size[static_cast<std::size_t>(e)], mean_b[e] /= size[static_cast<std::size_t>(e)];
+  }
   const std::size_t S = spec.sigmas.size();
   out.dense.assign(S, 0.0);
   out.moe.assign(spec.active.size() * S, 0.0);
@@ -314,8 +326,16 @@ MoeficationRun run_moefication_trial(const MoeficationSpec& spec, const RngKey& 
     const Eigen::MatrixXd pre = (W1 * test.noisy).colwise() + b1;
     const Eigen::MatrixXd act = pre.cwiseMax(0.0);
     out.dense[si] = accuracy((W2 * act).colwise() + b2, test.label);
-    // Distances to the centroids: ||x - c_e||^2 ranks as ||c_e||^2 - 2 c_e' x.
-    const Eigen::MatrixXd score = (-2.0 * centroid.transpose() * test.noisy).colwise() + centroid.colwise().squaredNorm().transpose();
+    // Smaller score = chosen first. Centroid: ||x - c_e||^2 ranks as ||c_e||^2 - 2 c_e' x.
+    Eigen::MatrixXd score;
+    if (spec.router == MoefiedRouter::centroid) {
+      score = (-2.0 * centroid.transpose() * test.noisy).colwise() + centroid.colwise().squaredNorm().transpose();
+    } else if (spec.router == MoefiedRouter::similarity) {
+      score = -((mean_w.transpose() * test.noisy).colwise() + mean_b);
+    } else {
+      score = Eigen::MatrixXd::Zero(E, act.cols());
+      for (Eigen::Index h = 0; h < act.rows(); ++h) score.row(group[static_cast<std::size_t>(h)]) -= act.row(h);
+    }
     for (std::size_t ai = 0; ai < spec.active.size(); ++ai) {
       const int s = spec.active[ai];
       Eigen::MatrixXd a = act;

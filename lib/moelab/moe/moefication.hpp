@@ -55,7 +55,17 @@ Eigen::MatrixXd read_activation_csv(const std::string& path);
 /// |N(0, 1)| + shift, the others |N(0, noise^2)|. Philox: RandomStream(seed, moe_test_data, 0).
 Eigen::MatrixXd planted_activations(int tokens, int blocks, int block_features, double shift, double noise, std::uint64_t seed);
 
+/// How a MoEfied model picks its s experts per input:
+///   centroid    nearest centroid: expert e's centroid is the clean calibration inputs averaged with
+///               weights = the expert's activation mass; the s nearest (Euclidean) are used;
+///   similarity  MoEfication's similarity selection: the largest x' c_e + beta_e, c_e and beta_e the
+///               mean first-layer weight row and bias of the expert's neurons;
+///   activation  the s experts with the largest activation mass sum_{h in e} relu(w_h' x + b_h) (the
+///               ideal selection MoEfication's trained router imitates; it costs the dense layer).
+enum class MoefiedRouter { centroid, similarity, activation };
+
 struct MoeficationSpec {
+  MoefiedRouter router = MoefiedRouter::centroid;
   ModularTask task;                 // classification (classes >= 2)
   int hidden = 64;                  // dense width H
   int experts = 8;                  // E: neuron clusters

@@ -29,6 +29,10 @@ StudyDef moefication_study() {
       integer("params.experts", "E: neuron clusters (experts)").in(1, 1 << 16).or_default(8),
       integer_list("params.active", "sparsity levels: active experts s per input (each in 1..E; s = E is the dense net)"),
       real_list("params.sigmas", "test input-noise standard deviations (each >= 0)"),
+      choice("params.router", {"centroid", "similarity", "activation"},
+             "centroid: nearest activation-weighted input centroid; similarity: largest x' (mean weight row) + mean bias "
+             "(MoEfication's similarity selection); activation: largest expert activation mass (the ideal selection)")
+          .or_default("centroid"),
       real("params.train_sigma", "input noise while training the dense net").nonnegative().at_most(100.0).or_default(0.0),
       integer("params.steps", "AdamW steps (online)").in(1, std::int64_t{1} << 30).or_default(2000),
       integer("params.batch", "samples per step").in(1, 1 << 20).or_default(256),
@@ -81,6 +85,8 @@ StudyDef moefication_study() {
           has_zero = has_zero || v == 0.0;
         }
         if (!has_zero) s.sigmas.insert(s.sigmas.begin(), 0.0);  // the clean accuracy the drop is taken from
+        const std::string router = p.text("params.router");
+        s.router = router == "similarity" ? MoefiedRouter::similarity : router == "activation" ? MoefiedRouter::activation : MoefiedRouter::centroid;
         s.train_sigma = p.real("params.train_sigma");
         s.steps = p.integer("params.steps");
         s.batch = p.integer("params.batch");
