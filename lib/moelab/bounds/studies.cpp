@@ -5,6 +5,7 @@
 //   bounds.patterns  distinct top-k routing patterns of random linear routers on m points against
 //                    Eq. 13 and the arrangement bound: Monte-Carlo, one trial = one random router
 //                    (count_routing_patterns, the function the claims call too).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -204,7 +205,10 @@ void add_studies(std::vector<StudyDef>& out) {
   theorem1.params = theorem1_params();
   theorem1.columns = theorem1_columns();
   theorem1.figure = "compositional, Theorem 1 (Eq. 5, 17, 18; App. B) and the naive-ensemble rate of Sec. 4.2";
-  out.push_back(define_study<Theorem1Params>(std::move(theorem1), prepare_theorem1, theorem1_rows));
+  StudyDef theorem1_def = define_study<Theorem1Params>(std::move(theorem1), prepare_theorem1, theorem1_rows);
+  // Closed forms (generalization.cpp): five rows of a few logarithms each, whatever m, T, k.
+  set_cost<Theorem1Params>(theorem1_def, [](const Theorem1Params&, std::int64_t) { return StudyCost{4096.0, 1e3}; });
+  out.push_back(std::move(theorem1_def));
 
   StudyDef patterns;
   patterns.name = "bounds.patterns";
@@ -214,9 +218,23 @@ void add_studies(std::vector<StudyDef>& out) {
   patterns.params = pattern_params();
   patterns.columns = pattern_columns();
   patterns.figure = "compositional, Eq. 13 / Lemma 6 under Assumption 1 (d_N = d T)";
-  out.push_back(define_study<PatternCountParams>(
+  StudyDef patterns_def = define_study<PatternCountParams>(
       std::move(patterns), prepare_patterns, pattern_rows,
-      [](const PatternCountParams&, std::int64_t trials) { return static_cast<std::size_t>(trials); }));
+      [](const PatternCountParams&, std::int64_t trials) { return static_cast<std::size_t>(trials); });
+  // count_routing_patterns (pattern_counts.cpp) holds the points X (d x m), one 16-byte key per router
+  // (sorted in place), per thread a router W (T x d), scores S (T x m) and the chunk's masks (m new
+  // ones on top of the distinct ones kept, <= min(C(T, k), 256 m)), and the chunks' distinct masks
+  // twice (kept per chunk, then concatenated). A router costs the product W X (2 T d m) and m top-k
+  // selections (~4 T each).
+  set_cost<PatternCountParams>(patterns_def, [](const PatternCountParams& p, std::int64_t trials) {
+    const double m = p.m, d = p.d, T = p.T, routers = static_cast<double>(trials);
+    const double distinct = std::min(std::exp(std::lgamma(T + 1) - std::lgamma(p.k + 1.0) - std::lgamma(T - p.k + 1)), 256.0 * m);
+    const double chunks = std::ceil(routers / 256.0);
+    const double bytes = 8.0 * d * m + 16.0 * routers + num_threads() * 8.0 * (T * (d + m) + m + distinct) +
+                         2.0 * 8.0 * chunks * distinct;
+    return StudyCost{bytes, routers * m * T * (2.0 * d + 4.0)};
+  });
+  out.push_back(std::move(patterns_def));
 }
 
 }  // namespace moelab::bounds

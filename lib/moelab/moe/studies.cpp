@@ -68,7 +68,7 @@ StudyDef teacher_student_study() {
   struct Point {
     GranularitySpec spec;
   };
-  return define_trial_study<Point, GranularityRun>(
+  StudyDef def = define_trial_study<Point, GranularityRun>(
       std::move(d),
       [](const PointParams& p) {
         const int dim = p.small("params.d");
@@ -141,6 +141,35 @@ StudyDef teacher_student_study() {
             .set("best_lr_mode", mode)
             .set("trials", ctx.trials);
       });
+  // Per running trial (teacher_student.cpp, one learning rate at a time): the teacher's parameters,
+  // the student's with its gradient and AdamW moments (4x), the test inputs and targets (d x
+  // test_samples, drawn through a double buffer), a fixed training set likewise with its shuffle
+  // order, the loss history (one double per step, grown by doubling), and the forward cache of a
+  // batch (or of a 4096-sample evaluation chunk): per input k slots of d inputs, w pre-activations
+  // and d outputs, kept for backward, and the m routing logits. A step costs ~6 flops per active
+  // parameter per sample (forward and backward) plus the teacher's forward (2 per active parameter).
+  set_cost<Point>(def, [](const Point& pt, std::int64_t trials) {
+    const auto& sp = pt.spec;
+    const double S = sp.precision == Precision::float64 ? 8.0 : 4.0, d = sp.teacher.d;
+    const double test = static_cast<double>(sp.test_size), train = static_cast<double>(sp.train_size);
+    const double steps = static_cast<double>(sp.steps()), batch = static_cast<double>(sp.batch);
+    const double teacher = static_cast<double>(parameter_count(sp.teacher));
+    const double student = static_cast<double>(parameter_count(sp.student));
+    const auto cache = [&](const MoeShape& sh, double n) {
+      return 2.0 * n * (sh.k * (2.0 * sh.d + sh.w) + 3.0 * sh.m + sh.d_out) * S;
+    };
+    const double inputs = (8.0 + 2.0 * S) * d * test + (train > 0 ? (8.0 + 2.0 * S) * d * train + 8.0 * train : 0.0);
+    const double one = S * (teacher + 4.0 * student) + inputs + 16.0 * steps +
+                       std::max(cache(sp.student, std::max(batch, 4096.0)), cache(sp.teacher, std::max(batch, 4096.0))) +
+                       2.0 * S * d * batch;
+    const double running = std::min(static_cast<double>(num_threads()), static_cast<double>(trials));
+    const double lrs = static_cast<double>(sp.learning_rates.size());
+    const double act_t = static_cast<double>(active_parameter_count(sp.teacher));
+    const double act_s = static_cast<double>(active_parameter_count(sp.student));
+    const double per_lr = steps * batch * (6.0 * act_s + 2.0 * act_t) + 4.0 * test * (act_s + act_t);
+    return StudyCost{running * one, static_cast<double>(trials) * lrs * per_lr};
+  });
+  return def;
 }
 
 }  // namespace

@@ -1,17 +1,21 @@
 #include "moelab/noisy/model_params.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <climits>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/error.hpp"
 #include "moelab/linalg/covariance.hpp"
+#include "moelab/scenario/runner.hpp"
+#include "moelab/scenario/input_file.hpp"
 
 namespace moelab::noisy {
 
@@ -105,8 +109,17 @@ struct MatrixText {
   std::vector<int> lines;
 };
 
-MatrixText read_matrix_file(const std::string& file, const std::string& key) {
-  std::ifstream in(file);
+// A covariance file holds at most a few thousand rows of numbers: 256 MiB is a 3600 x 3600 matrix
+// at 20 characters a number. Larger (or endless, such as /dev/zero) input is refused, not read.
+constexpr std::uint64_t kMaxMatrixFileBytes = std::uint64_t{256} << 20;
+
+/// `token` for a message: at most 40 characters (a binary file can hold one endless token).
+std::string shown_token(const std::string& token) {
+  return token.size() <= 40 ? token : token.substr(0, 40) + fmt::format("... ({} characters)", token.size());
+}
+
+MatrixText read_matrix_file(const std::string& file, const std::string& text, const std::string& key) {
+  std::istringstream in(text);
   MatrixText m;
   std::string line;
   int lineno = 0;
@@ -128,7 +141,7 @@ MatrixText read_matrix_file(const std::string& file, const std::string& key) {
       const auto [ptr, ec] = std::from_chars(first, token.data() + token.size(), x);
       if (ec != std::errc() || ptr != token.data() + token.size() || !std::isfinite(x)) {
         throw InputError(file, lineno, "",
-                         fmt::format("cannot read \"{}\" as a finite number (matrix file of '{}')", token, key));
+                         fmt::format("cannot read \"{}\" as a finite number (matrix file of '{}')", shown_token(token), key));
       }
       row.push_back(x);
       pos = end;
@@ -159,12 +172,17 @@ std::vector<Eigen::MatrixXd> covariance_from_file(const ParamView& v, const std:
   std::filesystem::path file(written);
   if (file.is_relative()) file = std::filesystem::path(v.file()).parent_path() / file;
   const std::string file_str = file.lexically_normal().string();
+  std::string text;
   {
-    std::ifstream probe(file_str);
     std::error_code ec;
-    if (!probe || std::filesystem::is_directory(file, ec)) v.fail(key, fmt::format("cannot read file '{}'", file_str));
+    if (!std::filesystem::exists(file, ec)) v.fail(key, fmt::format("cannot read file '{}'", file_str));
+    try {
+      text = read_input_file(file_str, kMaxMatrixFileBytes, "a matrix file");
+    } catch (const InputError& e) {
+      v.fail(key, fmt::format("'{}' {}", file_str, e.reason() == "cannot read file" ? "cannot be read" : e.reason()));
+    }
   }
-  const MatrixText m = read_matrix_file(file_str, key);
+  const MatrixText m = read_matrix_file(file_str, text, key);
   const int n = static_cast<int>(m.rows.size());
   const bool equal_blocks = std::all_of(sizes.begin(), sizes.end(), [&](int b) { return b == sizes[0]; });
   int d = 0;
@@ -327,6 +345,22 @@ Model parse_model(const ParamView& v, const std::string& prefix) {
   }
   Model m;
   const std::vector<int> sizes = parse_block_sizes(v, prefix);
+  {
+    // The dense blocks are allocated here, before any cost model runs (issue 16): Sigma_i, and in the
+    // studies its Cholesky factor, the Bayes solves and a copy, ~4 x 8 sum d_i^2 bytes. A model that
+    // cannot fit in this machine's memory is refused now rather than ending in std::bad_alloc (or
+    // the OOM killer) while the blocks are filled.
+    double squares = 0.0;
+    for (const int b : sizes) squares += static_cast<double>(b) * b;
+    const double bytes = 4.0 * 8.0 * squares, limit = machine_memory_bytes();
+    if (bytes > limit) {
+      const std::string key = v.find(key_of(prefix, "block_sizes")) ? key_of(prefix, "block_sizes") : key_of(prefix, "block_size");
+      v.fail(key, fmt::format("{} dense blocks of sizes up to {} would need about {} (4 x 8 sum d_i^2 bytes), more than "
+                              "this machine's memory ({})",
+                              sizes.size(), *std::max_element(sizes.begin(), sizes.end()), format_bytes(bytes),
+                              format_bytes(limit)));
+    }
+  }
   m.p = parse_p(v, prefix, sizes.size());
   m.sigma2 = v.get_positive(key_of(prefix, "sigma2"));
   m.sigma = parse_covariance(v, prefix, sizes);

@@ -1,5 +1,6 @@
 // Scenario studies of the `noisy` paper, in the declarative form (scenario/study.hpp): each declares
 // its parameters and columns once; the runner owns the sweep, the parallel trials and the keys.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -21,6 +22,32 @@ namespace moelab::noisy {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// ---- cost models (hardening, issue 16; docs/hardening.md, "Cost model") ----
+// Sizes in doubles so that absurd parameters give large numbers, not wrapped integers.
+
+/// d = sum d_i and sum d_i^2 of the model (its dense blocks).
+struct ModelSize {
+  double d = 0.0, blocks2 = 0.0;
+};
+ModelSize model_size(const Model& m) {
+  ModelSize s;
+  for (int i = 0; i < m.k(); ++i) {
+    const double b = m.block_size(i);
+    s.d += b, s.blocks2 += b * b;
+  }
+  return s;
+}
+
+/// Trials that run at once under define_trial_study (parallel_map over the trials).
+double concurrent(std::int64_t trials) { return std::min(static_cast<double>(num_threads()), static_cast<double>(trials)); }
+
+/// One training set of n samples (simulate.cpp: draw_training_set): the row-major noise and xbar
+/// (n x d each) while it is drawn, then xbar and its column-major copy for min_norm_solve, the Gram
+/// matrix min(n, d)^2 and, on the orthogonal fallback, the decomposition's copy of X (n x d).
+double training_set_bytes(double n, const ModelSize& s) {
+  return 8.0 * (3.0 * n * s.d + std::pow(std::min(n, s.d), 2) + n) + 8.0 * s.blocks2;
+}
 
 ParamDecl model_param() {
   return table("model", "the block model (noisy, Sec. 3.2): k, block_size(s), p, sigma2, [model.covariance], "
@@ -110,7 +137,19 @@ StudyDef risk_study() {
       {"exact", "the exact risk functional (Eq. 4 / first line of A.4) at these test conditions"},
       {"samples", "test points behind mc_mean"},
   };
-  return define_study<RiskPoint>(std::move(s), prepare_risk, evaluate_risk);
+  StudyDef def = define_study<RiskPoint>(std::move(s), prepare_risk, evaluate_risk);
+  // The model and the sampler's Cholesky factors (sum d_i^2 each), the Bayes estimators' solves
+  // (a d_i x d_i factor at a time), one test point (d) per thread, and one block of 3 Welford
+  // accumulators per chunk of 2048 test points (simulate.cpp: chunked). A test point costs the
+  // Cholesky product of its expert (d_i^2), 2 d normals and two dot products.
+  set_cost<RiskPoint>(def, [](const RiskPoint& pt, std::int64_t trials) {
+    const ModelSize s = model_size(pt.model);
+    const double chunks = std::ceil(static_cast<double>(trials) / 2048.0);
+    const double bytes = 8.0 * 4.0 * s.blocks2 + 16.0 * s.d * num_threads() + chunks * (24.0 + 3.0 * sizeof(Welford));
+    const double per_point = s.blocks2 / std::max(1, pt.model.k()) + 30.0 * s.d;
+    return StudyCost{bytes, static_cast<double>(trials) * per_point + 2.0 * s.blocks2 * s.d};
+  });
+  return def;
 }
 
 // ---- noisy.excess_risk: min-norm dense vs sparse excess risk against n (Fig. 3, Fig. 6) ----
@@ -200,12 +239,21 @@ StudyDef excess_study() {
       {"d", "features d of the model (the summary fits use the points n > d)"},
   };
   s.summarize = summarize_excess_fits;
-  return define_trial_study<ExcessPoint, ExcessTrial>(
+  StudyDef def = define_trial_study<ExcessPoint, ExcessTrial>(
       std::move(s), prepare_excess,
       [](const ExcessPoint& pt, const RunContext& ctx, std::int64_t t) {
         return excess_trial(pt.model, pt.n, pt.allocation, ctx.key.seed(), static_cast<std::uint64_t>(t));
       },
       reduce_excess);
+  // Per running trial a training set and its min-norm solves (training_set_bytes); a trial costs the
+  // dense Gram (n d min(n, d)), its Cholesky (min(n, d)^3 / 3) and the per-expert solves (smaller).
+  set_cost<ExcessPoint>(def, [](const ExcessPoint& pt, std::int64_t trials) {
+    const ModelSize s = model_size(pt.model);
+    const double n = pt.n, r = std::min(n, s.d);
+    const double bytes = 8.0 * 2.0 * s.blocks2 + concurrent(trials) * training_set_bytes(n, s);
+    return StudyCost{bytes, static_cast<double>(trials) * (2.0 * n * s.d * r + r * r * r / 3.0 + 40.0 * n * s.d)};
+  });
+  return def;
 }
 
 // ---- noisy.qda_router: Thm 1 / A.7 ----
@@ -261,12 +309,24 @@ StudyDef router_study() {
       {"excess_std_error", "its standard error"},
       {"bayes_error", "mean misrouting rate of the Bayes rule"},
   };
-  return define_trial_study<RouterPoint, RouterTrial>(
+  StudyDef def = define_trial_study<RouterPoint, RouterTrial>(
       std::move(s), prepare_router,
       [](const RouterPoint& pt, const RunContext& ctx, std::int64_t t) {
         return router_trial(pt.model, pt.n, pt.test_points, ctx.key.seed(), static_cast<std::uint64_t>(t));
       },
       reduce_router);
+  // Per running trial a training set (n x d, drawn as in training_set_bytes, no solve), the copy of
+  // one expert's rows, and two Cholesky factors per expert (plug-in and true covariance, 2 sum d_i^2
+  // plus the matrices they factor). A trial: the plug-in covariances (n d_i per expert row) and, per
+  // test point, 2 k triangular solves of d_i^2.
+  set_cost<RouterPoint>(def, [](const RouterPoint& pt, std::int64_t trials) {
+    const ModelSize s = model_size(pt.model);
+    const double n = pt.n;
+    const double per_trial = 8.0 * (3.0 * n * s.d + n + 4.0 * s.blocks2);
+    const double work = 2.0 * n * s.blocks2 / std::max(1, pt.model.k()) + 4.0 * pt.test_points * (s.blocks2 + 10.0 * s.d);
+    return StudyCost{8.0 * 2.0 * s.blocks2 + concurrent(trials) * per_trial, static_cast<double>(trials) * work};
+  });
+  return def;
 }
 
 }  // namespace

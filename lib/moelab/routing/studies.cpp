@@ -94,6 +94,37 @@ RegionMassExperiment read_region_mass_experiment(const PointParams& p, const Sha
   return e;
 }
 
+// ---- cost models (hardening, issue 16; docs/hardening.md, "Cost model") ----
+
+/// Routing draws that run at once: the CPU sampler draws concurrently (parallel_map over the draws).
+double concurrent_draws(std::int64_t draws) {
+  return std::min(static_cast<double>(num_threads()), static_cast<double>(draws));
+}
+
+/// One routing draw of the region-mass experiment (region_masses.cpp, region_mass_draws): the routing
+/// vectors R (m x d) and their transpose, the Router's copy (R, or chol(R R') with R R' on the
+/// projected path), the ranking table (k (m + 1) words), a batch of 256 points and scores, and the
+/// histogram of the C(m, k) regions: 32-bit counters up to 2^22 regions, else an open-addressing table
+/// of 16-byte slots at load <= 1/2 (old and new table while it grows) over the occupied regions
+/// (<= min(C, n)), plus sorted_entries (16 bytes each, grown by doubling) in summarize_regions.
+double region_draw_bytes(const RegionMassExperiment& e) {
+  const double m = e.m, d = e.d, k = e.k, n = static_cast<double>(e.points);
+  const double C = static_cast<double>(binomial(e.m, e.k));
+  const bool projected = e.path == ScorePath::projected || (e.path == ScorePath::automatic && e.m < e.d);
+  const double router = projected ? 2.0 * m * m : m * d;
+  const double occupied = std::min(C, n);
+  const double histogram = C <= static_cast<double>(RegionHistogram::kDenseLimit) ? 4.0 * C : 3.0 * 2.0 * 16.0 * occupied;
+  return 8.0 * (2.0 * m * d + router + k * (m + 1.0) + 256.0 * ((projected ? m : d) + m) + 2.0 * k) + histogram +
+         32.0 * occupied;
+}
+
+/// Work of one draw: n points, each d normals (~20 operations), its scores (2 dim m) and a top-k.
+double region_draw_work(const RegionMassExperiment& e) {
+  const double m = e.m, d = e.d, n = static_cast<double>(e.points);
+  const bool projected = e.path == ScorePath::projected || (e.path == ScorePath::automatic && e.m < e.d);
+  return n * (20.0 * (projected ? m : d) + 2.0 * (projected ? m : d) * m + 4.0 * m) + 2.0 * m * m * d;
+}
+
 /// The sampler of a point's backend (its limits were checked when the point was prepared).
 std::unique_ptr<RegionMassSampler> sampler_for(const RunContext& ctx, const RegionMassExperiment& e) {
   MOELAB_EXPECT(sampler_supports(ctx.backend, e.k), "backend limits are checked in prepare");
@@ -131,7 +162,7 @@ StudyDef mass_histogram_study() {
                  {"balanced_fraction_mean", "fraction of regions with mu >= 1/(2C) (Lemma A.6)"},
                  {"points", "points per routing draw n"},
                  {"trials", "routing draws"}};
-  return define_study<HistogramPoint>(
+  StudyDef out = define_study<HistogramPoint>(
       std::move(def),
       [](const PointParams& p) {
         const Shape s = read_shape(p);
@@ -181,6 +212,14 @@ StudyDef mass_histogram_study() {
         }
       },
       [](const HistogramPoint&, std::int64_t trials) { return static_cast<std::size_t>(trials); });
+  // The draws running at once (region_draw_bytes) and every draw's C(m, k) normalised masses, kept
+  // until the histogram is built (8 C bytes per draw).
+  set_cost<HistogramPoint>(out, [](const HistogramPoint& pt, std::int64_t trials) {
+    const double C = static_cast<double>(binomial(pt.e.m, pt.e.k)), t = static_cast<double>(trials);
+    return StudyCost{concurrent_draws(trials) * region_draw_bytes(pt.e) + t * (8.0 * C + 32.0) + 8.0 * pt.bins,
+                     t * (region_draw_work(pt.e) + 4.0 * C)};
+  });
+  return out;
 }
 
 // ---- routing.balance ----
@@ -211,7 +250,7 @@ StudyDef balance_study() {
                  {"balanced_fraction_std_error", "its standard error over the draws"},
                  {"points", "points per routing draw n"},
                  {"trials", "routing draws"}};
-  return define_study<RegionMassExperiment>(
+  StudyDef out = define_study<RegionMassExperiment>(
       std::move(def), [](const PointParams& p) { return read_region_mass_experiment(p, read_shape(p)); },
       [](const RegionMassExperiment& e, const RunContext& ctx, RowSink& rows) {
         const auto sampler = sampler_for(ctx, e);
@@ -241,6 +280,12 @@ StudyDef balance_study() {
             .set("trials", ctx.trials);
       },
       [](const RegionMassExperiment&, std::int64_t trials) { return static_cast<std::size_t>(trials); });
+  // The draws running at once (region_draw_bytes); one small summary per draw.
+  set_cost<RegionMassExperiment>(out, [](const RegionMassExperiment& e, std::int64_t trials) {
+    const double t = static_cast<double>(trials);
+    return StudyCost{concurrent_draws(trials) * region_draw_bytes(e) + 64.0 * t, t * region_draw_work(e)};
+  });
+  return out;
 }
 
 }  // namespace

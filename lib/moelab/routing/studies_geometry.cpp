@@ -18,6 +18,18 @@
 
 namespace moelab::routing::detail {
 
+// ---- cost models (hardening, issue 16; docs/hardening.md, "Cost model") ----
+
+/// check_packing (expert_packing.cpp) of m constant experts in R^d with C = C(m, k) configurations:
+/// U (m x d) and its transpose, G = U U' (m^2), the members (C k ints), q (C) and g = G 1_S (m x C).
+double packing_bytes(double m, double d, double k, double C) {
+  return 8.0 * (2.0 * m * d + m * m + C + m * C) + 4.0 * C * k;
+}
+/// Its work: U U' (m^2 d), the C columns g (k m each) and the C (C - 1)/2 pairs (~4 k each).
+double packing_work(double m, double d, double k, double C) {
+  return 2.0 * m * m * d + C * k * m + 2.0 * C * C * k;
+}
+
 // ---- routing.packing ----
 
 StudyDef packing_study() {
@@ -43,7 +55,7 @@ StudyDef packing_study() {
                  {"fail_bound_printed", "union bound on P[fail], Laurent-Massart tails and C^2 pairs as printed"},
                  {"fail_bound_exact", "union bound with exact chi-square tails and C(C-1)/2 pairs"},
                  {"trials", "expert draws"}};
-  return define_trial_study<Shape, PackingCheck>(
+  StudyDef out = define_trial_study<Shape, PackingCheck>(
       std::move(def),
       [](const PointParams& p) {
         const Shape s = read_shape(p);
@@ -81,6 +93,13 @@ StudyDef packing_study() {
             .set("fail_bound_exact", packing_failure_union_bound(s.m, s.k, s.d, false))
             .set("trials", ctx.trials);
       });
+  // One packing check per running trial; reduce sorts one double per trial.
+  set_cost<Shape>(out, [](const Shape& s, std::int64_t trials) {
+    const double C = static_cast<double>(binomial(s.m, s.k)), t = static_cast<double>(trials);
+    const double running = std::min(static_cast<double>(num_threads()), t);
+    return StudyCost{running * packing_bytes(s.m, s.d, s.k, C) + 8.0 * t, t * packing_work(s.m, s.d, s.k, C)};
+  });
+  return out;
 }
 
 // ---- routing.separation ----
@@ -128,7 +147,7 @@ StudyDef separation_study() {
                  {"min_separation", "min ||u_S - u_S'||^2 4k / |S delta S'| (Lemma 3.3: >= 1)"},
                  {"points", "points per batch"},
                  {"trials", "batches"}};
-  return define_study<SeparationPoint>(
+  StudyDef out = define_study<SeparationPoint>(
       std::move(def),
       [](const PointParams& p) {
         SeparationPoint pt;
@@ -189,6 +208,34 @@ StudyDef separation_study() {
       [](const SeparationPoint& pt, std::int64_t trials) {
         return (pt.fractions.size() + pt.gaussian.size()) * static_cast<std::size_t>(trials);
       });
+  // separation.cpp: the teacher (R and U, m x d, and its packing check) and every student's routing
+  // vectors (p x d for a k-sum student with its permutation of the C configurations, m' x d for a
+  // Gaussian one) are held for the whole point; (student, batch) runs go in parallel, each with a
+  // batch of 1024 points (X d x 1024, scores (m + m') x 1024), G = U U', and the joint histogram of
+  // (student region, teacher region) as an open-addressing table over the occupied cells
+  // (<= min(C P, n); 16-byte slots at load <= 1/2, old and new table while it grows) plus its sorted
+  // entries. A run costs n points of d normals and scores 2 d (m + m').
+  set_cost<SeparationPoint>(out, [](const SeparationPoint& pt, std::int64_t trials) {
+    const double m = pt.s.m, d = pt.s.d, k = pt.s.k, n = static_cast<double>(pt.points), t = static_cast<double>(trials);
+    const double C = static_cast<double>(binomial(pt.s.m, pt.s.k));
+    double held = 8.0 * 2.0 * m * d + packing_bytes(m, d, k, C), work = packing_work(m, d, k, C), run_bytes = 0.0;
+    const auto student = [&](double ms, double P) {
+      held += 8.0 * ms * d;
+      const double cells = std::min(C * P, n);
+      run_bytes = std::max(run_bytes, 8.0 * (1024.0 * (d + m + ms) + m * m + m) + 3.0 * 2.0 * 16.0 * cells + 32.0 * cells);
+      work += t * n * (20.0 * d + 2.0 * d * (m + ms) + 4.0 * (m + ms));
+    };
+    for (double f : pt.fractions) {
+      const double p = std::max(1.0, std::round(f * C));
+      held += 8.0 * C;
+      student(p, p);
+    }
+    for (const auto& [ms, ks] : pt.gaussian)
+      student(ms, std::exp(std::lgamma(ms + 1.0) - std::lgamma(ks + 1.0) - std::lgamma(ms - ks + 1.0)));
+    const double runs = t * static_cast<double>(pt.fractions.size() + pt.gaussian.size());
+    return StudyCost{held + std::min(static_cast<double>(num_threads()), runs) * run_bytes, work};
+  });
+  return out;
 }
 
 // ---- routing.configurations ----
@@ -215,7 +262,7 @@ StudyDef configurations_study() {
                  {"configurations", "C(m, k)"},
                  {"log10_configurations", "log10 C(m, k)"},
                  {"required_c_vs_reference", "c with C(m, k) = c C(m_ref, k_ref)^0.99 (Theorem 3.1's condition)"}};
-  return define_study<Reference>(
+  StudyDef out = define_study<Reference>(
       std::move(def),
       [](const PointParams& p) {
         const Reference r{p.small("params.reference_m"), p.small("params.reference_k")};
@@ -235,6 +282,9 @@ StudyDef configurations_study() {
               .set("required_c_vs_reference", theorem31_required_c(ref.m, ref.k, r.experts, r.active));
         ctx.advance();
       });
+  // Closed forms over Table 1's fixed list of models (counting.cpp; log C(m, k) by lgamma).
+  set_cost<Reference>(out, [](const Reference&, std::int64_t) { return StudyCost{16384.0, 1e4}; });
+  return out;
 }
 
 

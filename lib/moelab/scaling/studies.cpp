@@ -96,7 +96,10 @@ StudyDef compute_optimal_study() {
       {"approximation_rate_at_N_opt", "N_opt^(-beta/d): the approximation rate at the optimum"},
   };
   s.figure = "scaling, Sec. 5 (F = 6 N_act D); Hoffmann et al. 2022, Eq. 4";
-  return define_study<ComputeOptimalInput>(std::move(s), prepare_compute_optimal, compute_optimal_rows);
+  StudyDef def = define_study<ComputeOptimalInput>(std::move(s), prepare_compute_optimal, compute_optimal_rows);
+  // Closed forms and one Brent minimisation (scaling_laws.cpp): a few hundred evaluations, one row.
+  set_cost<ComputeOptimalInput>(def, [](const ComputeOptimalInput&, std::int64_t) { return StudyCost{4096.0, 1e4}; });
+  return def;
 }
 
 // ---- scaling.covering ----
@@ -176,7 +179,10 @@ StudyDef covering_study() {
       {"total", "parameter_entropy + routing_overhead: log N(delta) with constant 1"},
   };
   s.figure = "scaling, Lemma 3.7 (covering number of MoE Transformers)";
-  return define_study<CoveringInput>(std::move(s), prepare_covering, covering_rows);
+  StudyDef def = define_study<CoveringInput>(std::move(s), prepare_covering, covering_rows);
+  // Closed forms (covering_number.cpp; log C(M, k) by lgamma): one row, constant work.
+  set_cost<CoveringInput>(def, [](const CoveringInput&, std::int64_t) { return StudyCost{4096.0, 1e3}; });
+  return def;
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "moelab/scenario/scenario.hpp"
+#include "moelab/scenario/input_file.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -279,15 +280,36 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
   return s;
 }
 
-Scenario load_scenario(const std::string& path) {
+std::string read_input_file(const std::string& path, std::uint64_t max_bytes, const std::string& what,
+                            const std::string& key) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path, 0, "", "is a directory, not a scenario file");
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) throw InputError(path, 0, key, "cannot read file");
+  if (fs::is_directory(st)) throw InputError(path, 0, key, fmt::format("is a directory, not {}", what));
+  if (!fs::is_regular_file(st))
+    throw InputError(path, 0, key,
+                     fmt::format("is a device, FIFO or socket, not {} (only regular files are read)", what));
+  const auto size = fs::file_size(path, ec);
+  const auto too_big = [&](const std::string& size_text) {
+    return InputError(path, 0, key,
+                      fmt::format("is {}, larger than the {} bytes allowed for {}", size_text, max_bytes, what));
+  };
+  if (!ec && size > max_bytes) throw too_big(fmt::format("{} bytes", size));
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "", "cannot read file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(path, 0, "", "cannot read file");
-  return parse_scenario(text.str(), path);
+  if (!in) throw InputError(path, 0, key, fmt::format("cannot read {} (permission denied or unreadable)", what));
+  std::string text;
+  char buf[65536];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > max_bytes) throw too_big(fmt::format("more than {} bytes", max_bytes));
+  }
+  if (in.bad()) throw InputError(path, 0, key, fmt::format("read error in {}", what));
+  return text;
+}
+
+Scenario load_scenario(const std::string& path) {
+  return parse_scenario(read_input_file(path, kMaxScenarioBytes, "a scenario file"), path);
 }
 
 }  // namespace moelab

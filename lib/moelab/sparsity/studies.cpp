@@ -136,7 +136,13 @@ void add_studies(std::vector<StudyDef>& out) {
       {"estimation_at_k_star", "E_est(k_star) in the chosen form"},
   });
   kstar.figure = "compositional, Sec. 4.3.3 (optimal sparsity k*) and regimes (a)-(d)";
-  out.push_back(define_study<TradeoffPoint>(std::move(kstar), prepare_tradeoff, kstar_rows));
+  StudyDef kstar_def = define_study<TradeoffPoint>(std::move(kstar), prepare_tradeoff, kstar_rows);
+  // integer_k_star evaluates E_total at every k = 1..T (a few logs and a square root, ~50 operations);
+  // real_k_star a 512-point grid and TOMS 748 refinements. One row; no storage beyond it.
+  set_cost<TradeoffPoint>(kstar_def, [](const TradeoffPoint& t, std::int64_t) {
+    return StudyCost{4096.0, 50.0 * static_cast<double>(t.p.T) + 512.0 * 100.0};
+  });
+  out.push_back(std::move(kstar_def));
 
   StudyDef tradeoff;
   tradeoff.name = "sparsity.tradeoff";
@@ -151,7 +157,14 @@ void add_studies(std::vector<StudyDef>& out) {
       {"is_k_star", "1 at the integer minimiser k*"},
   });
   tradeoff.figure = "compositional, Sec. 4.3 (the approximation/estimation trade-off in k)";
-  out.push_back(define_study<TradeoffPoint>(std::move(tradeoff), prepare_tradeoff, tradeoff_rows));
+  StudyDef tradeoff_def = define_study<TradeoffPoint>(std::move(tradeoff), prepare_tradeoff, tradeoff_rows);
+  // One row per k = 1..T (13 cells; a cell of a RowSink row and of the table costs ~96 bytes, as the
+  // runner's frame counts them) and E_total at every k twice (integer_k_star, then the rows).
+  set_cost<TradeoffPoint>(tradeoff_def, [](const TradeoffPoint& t, std::int64_t) {
+    const double T = static_cast<double>(t.p.T);
+    return StudyCost{T * 13.0 * 96.0, 3.0 * 50.0 * T};
+  });
+  out.push_back(std::move(tradeoff_def));
 }
 
 }  // namespace moelab::sparsity

@@ -30,6 +30,18 @@ std::vector<double> histogram_density(const std::vector<double>& values, double 
   return h;
 }
 
+// ---- cost models (hardening, issue 16; docs/hardening.md, "Cost model") ----
+
+/// Trials that run at once under define_trial_study (parallel_map over the trials).
+double concurrent(std::int64_t trials) { return std::min(static_cast<double>(num_threads()), static_cast<double>(trials)); }
+
+/// One dense sample covariance spectrum (ensembles.cpp: iid_matrix / spiked_factor, gram_eigenvalues):
+/// X (M x N), the Gram matrix min(M, N)^2 and the eigensolver's working copy of it.
+double dense_spectrum_bytes(double M, double N) {
+  const double r = std::min(M, N);
+  return 8.0 * (M * N + 2.0 * r * r + 4.0 * M);
+}
+
 // Sizes: M rows, N columns given directly or through c = M / N.
 std::vector<ParamDecl> size_params() {
   return {integer("params.M", "rows of X (the dimension of the sample covariance)").at_least(2).at_most(1 << 16),
@@ -79,7 +91,7 @@ StudyDef esd_study() {
                {"limit_density", "MP density at the bin centre"},
                {"ks_distance_mean", "mean KS distance of one matrix's ESD to MP"},
                {"trials", "matrices"}};
-  return define_trial_study<EsdPoint, Eigen::VectorXd>(
+  StudyDef def = define_trial_study<EsdPoint, Eigen::VectorXd>(
       std::move(d),
       [](const PointParams& p) {
         const int M = p.small("params.M");
@@ -114,6 +126,18 @@ StudyDef esd_study() {
               .set("limit_density", mp.density(x)).set("ks_distance_mean", ks.mean()).set("trials", ctx.trials);
         }
       });
+  // Per running trial: the tridiagonal Laguerre model (a few M-vectors; eigenvalues by implicit QR,
+  // ~30 M^2 operations) for Gaussian entries with M <= N, else the dense spectrum (dense_spectrum_bytes;
+  // Gram M N min(M, N) and tridiagonalisation 4/3 min^3). Kept: every trial's M eigenvalues, then
+  // pooled into one vector in reduce (2 x 8 M per trial).
+  set_cost<EsdPoint>(def, [](const EsdPoint& pt, std::int64_t trials) {
+    const double M = pt.M, N = pt.N, r = std::min(M, N), t = static_cast<double>(trials);
+    const bool tridiagonal = pt.law == EntryLaw::gaussian && pt.M <= pt.N;
+    const double one = tridiagonal ? 8.0 * 8.0 * M : dense_spectrum_bytes(M, N);
+    const double work = tridiagonal ? 200.0 * M + 30.0 * M * M : 20.0 * M * N + M * N * r + 4.0 / 3.0 * r * r * r + 30.0 * r * r;
+    return StudyCost{concurrent(trials) * one + 16.0 * M * t + 8.0 * pt.bins, t * work};
+  });
+  return def;
 }
 
 // ---- spectra.tw: scaled largest eigenvalue of white Wishart matrices vs Tracy-Widom ----
@@ -143,7 +167,7 @@ StudyDef tw_study() {
                {"ks_distance", "KS distance to TW"},
                {"ks_p_value", "KS p-value (asymptotic)"},
                {"trials", "matrices"}};
-  return define_trial_study<TwPoint, double>(
+  StudyDef def = define_trial_study<TwPoint, double>(
       std::move(d),
       [](const PointParams& p) {
         return TwPoint{p.small("params.n"), p.small("params.p"), p.small("params.beta"), p.small("params.bins")};
@@ -173,6 +197,14 @@ StudyDef tw_study() {
               .set("scaled_variance", w.variance()).set("ks_distance", dist).set("ks_p_value", pv).set("trials", ctx.trials);
         }
       });
+  // Per running trial: the bidiagonal and tridiagonal of the Laguerre model (4 min(n, p)-vectors);
+  // 2 min(n, p) gamma variates and up to 100 Sturm bisections of min(n, p) steps. Kept: one double
+  // per trial (the frame) and its sorted copy in reduce.
+  set_cost<TwPoint>(def, [](const TwPoint& pt, std::int64_t trials) {
+    const double r = std::min(pt.n, pt.p), t = static_cast<double>(trials);
+    return StudyCost{concurrent(trials) * 32.0 * r + 8.0 * t + 8.0 * pt.bins, t * (200.0 * r + 100.0 * 6.0 * r)};
+  });
+  return def;
 }
 
 // ---- spectra.spike: top eigenvalue and eigenvector of a spiked sample covariance vs BBP / Paul ----
@@ -205,7 +237,7 @@ StudyDef spike_study() {
                {"overlap_std_error", "its standard error"},
                {"overlap_limit", "Paul's overlap limit"},
                {"trials", "matrices"}};
-  return define_trial_study<SpikePoint, TopEigenpair>(
+  StudyDef def = define_trial_study<SpikePoint, TopEigenpair>(
       std::move(d),
       [](const PointParams& p) {
         const int M = p.small("params.M");
@@ -231,6 +263,15 @@ StudyDef spike_study() {
             .set("overlap_std_error", overlap.standard_error()).set("overlap_limit", spiked_eigenvector_overlap(pt.ell, c))
             .set("trials", ctx.trials);
       });
+  // Per running trial: Y (M x N) and, when the power iteration (Y (Y' v), 4 M N per step, up to 300
+  // steps) does not converge, the dense fallback Y Y' with eigenvectors (3 M^2). Work: 20 M N for the
+  // entries and ~100 power steps (typical; the estimate is an order of magnitude).
+  set_cost<SpikePoint>(def, [](const SpikePoint& pt, std::int64_t trials) {
+    const double M = pt.M, N = pt.N;
+    return StudyCost{concurrent(trials) * 8.0 * (M * N + 3.0 * M * M + 4.0 * M),
+                     static_cast<double>(trials) * (20.0 * M * N + 100.0 * 4.0 * M * N)};
+  });
+  return def;
 }
 
 }  // namespace
