@@ -1,0 +1,82 @@
+// One "epoch" (a fixed number of optimizer steps) of the granularity paper's Fig. 2 setting in moelab
+// (issue 13, item 4): teacher 16e8a and student 8e4a, d = 256, teacher kw = 256, student k'w' = 320,
+// ReLU experts without biases, softmax over the selected logits, batch 2048, float32, online samples,
+// AdamW + cosine. Per step: draw the batch, the teacher's forward (targets), the student's forward
+// and backward over its active experts only, the AdamW update. Prints one line per measurement for
+// bench/moe_side_by_side.sh, and the single-thread Eigen float GEMM rate (the peak the useful flops
+// are compared with).
+//   bench_moe_epoch --threads T --steps S [--warmup W]
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+#include <Eigen/Dense>
+
+#include "bench_common.hpp"
+#include "moelab/core/parallel.hpp"
+#include "moelab/moe/granularity_experiment.hpp"
+#include "moelab/moe/teacher_student.hpp"
+
+using namespace moelab;
+using moelab::bench::Clock;
+using moelab::bench::seconds_since;
+
+namespace {
+
+double gemm_rate_float(int r, int c, int n) {
+  const Eigen::MatrixXf A = Eigen::MatrixXf::Random(r, c), B = Eigen::MatrixXf::Random(c, n);
+  Eigen::MatrixXf C(r, n);
+  C.noalias() = A * B;  // warm-up
+  int reps = 0;
+  const auto t0 = Clock::now();
+  double s = 0.0;
+  do {
+    C.noalias() = A * B;
+    ++reps;
+    s = seconds_since(t0);
+  } while (s < 0.5);
+  return 2.0 * r * c * n * reps / s / 1e9 + 0.0 * C(0, 0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"moelab: one epoch of the granularity Fig. 2 setting (teacher 16e8a, student 8e4a, d = 256, batch 2048)"};
+  int threads = 1, steps = 20, warmup = 2, d = 256, batch = 2048, kw = 0, teacher_k = 8, student_k = 4, student_m = 0;
+  app.add_option("--threads", threads, "threads")->check(CLI::PositiveNumber);
+  app.add_option("--steps", steps, "timed optimizer steps")->check(CLI::PositiveNumber);
+  app.add_option("--warmup", warmup, "untimed steps first")->check(CLI::NonNegativeNumber);
+  app.add_option("--d", d, "dimension")->check(CLI::PositiveNumber);
+  app.add_option("--batch", batch, "batch")->check(CLI::PositiveNumber);
+  app.add_option("--kw", kw, "teacher active neurons (default d; the student gets 1.25 kw)")->check(CLI::NonNegativeNumber);
+  app.add_option("--teacher-k", teacher_k, "teacher active experts (m = 2k)")->check(CLI::PositiveNumber);
+  app.add_option("--student-k", student_k, "student active experts")->check(CLI::PositiveNumber);
+  app.add_option("--student-m", student_m, "student experts (default 2 student_k)")->check(CLI::NonNegativeNumber);
+  CLI11_PARSE(app, argc, argv);
+  set_num_threads(threads);
+  Eigen::setNbThreads(1);
+  moe::TrainConfig cfg;
+  if (kw == 0) kw = d;
+  if (student_m == 0) student_m = 2 * student_k;
+  cfg.teacher = moe::granularity_shape(2 * teacher_k, teacher_k, kw, d, false);
+  cfg.student = moe::granularity_shape(student_m, student_k, kw * 5 / 4, d, false);
+  cfg.batch = batch;
+  cfg.steps = warmup + steps;
+  cfg.test_size = 256;  // drawn in the constructor, not timed
+  cfg.opt.lr = 1e-2;
+  moe::TeacherStudent<float> ts(cfg);
+  ts.train_until(warmup);
+  const auto t0 = Clock::now();
+  ts.train_until(warmup + steps);
+  const double s = seconds_since(t0);
+  // Useful flops per sample: teacher forward (router 2 m d + k experts x 2 x 2 w d) and the student's
+  // forward + backward (3x its forward: router 2 m d, k experts x 2 x 2 w d).
+  const auto fwd = [&](const moe::MoeShape& sh) { return 2.0 * sh.m * sh.d + sh.k * 4.0 * sh.w * sh.d; };
+  const double flops_per_sample = fwd(cfg.teacher) + 3.0 * fwd(cfg.student);
+  std::printf("moelab teacher %s student %s kw %d threads %d steps %d batch %d d %d step_ms %.3f samples_per_s %.1f useful_gflops %.2f last_loss %.6g\n",
+              cfg.teacher.name().c_str(), cfg.student.name().c_str(), kw, threads, steps, batch, d, 1e3 * s / steps, static_cast<double>(batch) * steps / s,
+              flops_per_sample * batch * steps / s / 1e9, ts.losses().back());
+  std::printf("moelab_gemm_peak scalar float n 2000 gflops_one_thread %.2f\n", gemm_rate_float(2000, 2000, 2000));
+  std::printf("moelab_gemm_shape scalar float rows %d inner %d inner2 %d cols %d gflops_one_thread %.2f\n", cfg.student.w, d, d, batch / 2,
+              gemm_rate_float(cfg.student.w, d, batch / 2));
+  return 0;
+}
