@@ -25,7 +25,7 @@ Evidence scaling_active_rate(const CheckBudget& b, const RngKey& key) {
   base.d = 8, base.teacher_E = 16, base.teacher_k = 2, base.teacher_w = 16, base.E = 8, base.k = 2;
   base.steps = 1500, base.batch = 128, base.test_size = 4096, base.lr = 1e-2;
   const std::vector<std::int64_t> widths = {1, 2, 4, 8, 16};
-  const std::int64_t seeds = b.pick<std::int64_t>(2, 12);
+  const std::int64_t seeds = b.pick<std::int64_t>(2, 32);
   const auto n = static_cast<std::size_t>(seeds);
   const auto runs = parallel_map<ScalingRun>(widths.size() * n, [&](std::size_t i) {
     return run_scaling_trial(at_axis(base, ScalingAxis::active, widths[i / n]), key, static_cast<std::int64_t>(i % n));
@@ -55,9 +55,9 @@ Evidence scaling_active_rate(const CheckBudget& b, const RngKey& key) {
   e.relevance = rate / 2.0;
   e.note = fmt::format("{} seeds; {}; fitted exponent {:.3f} +- {:.3f} (scaled; raw {:.3f}, chi2/dof {:.2f}), predicted {}. {}",
                        seeds, table, fit.exponent, fit.se_scaled, fit.se, fit.chi2_dof, rate,
-                       b.full ? "--full: 12 seeds x 5 widths."
+                       b.full ? "--full: 32 seeds x 5 widths."
                               : "--quick: 2 seeds x 5 widths (~1.5 s of training): the exponent's standard error (~0.08) "
-                                "is too large for the power rule; --full (12 seeds) is needed for a `holds`.");
+                                "is too large for the power rule; --full (32 seeds) is needed for a `holds`.");
   return e;
 }
 
