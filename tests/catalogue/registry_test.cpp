@@ -16,7 +16,9 @@ TEST_CASE("every registered claim has a unique id, a source and a check", "[clai
     CHECK_FALSE(c.source.empty());
     CHECK(static_cast<bool>(c.check));
   }
-  CHECK(catalogue::claims().all().size() >= 20);
+  // The count itself is pinned by tests/catalogue/suite_verdicts_test.cpp (every registered claim has a
+  // row in tests/data/quick_verdicts.txt and every row a claim).
+  CHECK_FALSE(ids.empty());
 }
 
 TEST_CASE("selection by substring and by glob", "[claims]") {
@@ -25,10 +27,5 @@ TEST_CASE("selection by substring and by glob", "[claims]") {
   CHECK(catalogue::claims().select("no-such-claim").empty());
 }
 
-TEST_CASE("the quick suite's Thm 2 claims hold and their controls are rejected", "[claims][slow]") {
-  const auto r = run_suite(catalogue::claims().select("thm2"), CheckBudget{}, 0.01, false);
-  for (const auto& o : r.outcomes) {
-    CHECK(o.verdict == Verdict::holds);
-    CHECK(o.control_rejected);
-  }
-}
+// The quick Thm 2 verdicts (and every other claim's) are pinned in the whole suite's family by
+// suite_verdicts_test.cpp.
