@@ -1,0 +1,229 @@
+// Interrupt and resume through the moelab executable (issue 15): runs killed at random moments
+// (SIGKILL, SIGINT, SIGTERM; the delays drawn with a fixed seed) and continued with --resume give
+// the bytes of an uninterrupted run; a journal of another seed, trial count, scenario or build is
+// refused with exit 2; `--version` and every CSV name the build's provenance.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int code;
+  std::string out;
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(MOELAB_EXE) + " " + args + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  const int status = ::pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+fs::path scratch(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / "moelab_resume_test";
+  fs::create_directories(d);
+  return d / name;
+}
+
+/// Starts moelab with `args` (output to /dev/null), sends `sig` after `delay` unless it ended first.
+/// Returns true when the signal interrupted it (it did not exit 0).
+bool run_and_kill(const std::vector<std::string>& args, std::chrono::microseconds delay, int sig) {
+  std::vector<std::string> all{MOELAB_EXE};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  REQUIRE(posix_spawn(&pid, MOELAB_EXE, &fa, nullptr, argv.data(), environ) == 0);
+  posix_spawn_file_actions_destroy(&fa);
+  std::this_thread::sleep_for(delay);
+  ::kill(pid, sig);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+// Many cheap points (noisy.excess_risk on a 6-dimensional model): ~1 s in all, each point a few ms,
+// so a kill lands between points, inside a point, or inside a journal write.
+std::string sweep_toml(double sigma2 = 0.5) {
+  std::string n;
+  for (int i = 0; i < 60; ++i) n += (i ? ", " : "") + std::to_string(4 + 2 * i);
+  return "study = \"noisy.excess_risk\"\n[model]\nk = 2\nblock_size = 3\nsigma2 = " + std::to_string(sigma2) +
+         "\n[model.covariance]\nkind = \"toeplitz\"\nrho = 0.3\n[model.beta]\nkind = \"random\"\nseed = 5\n"
+         "[sweep]\n\"params.n\" = [" + n + "]\n[monte_carlo]\ntrials = 300\nseed = 3\n";
+}
+
+}  // namespace
+
+TEST_CASE("--version and the CSV name the git revision, build type, compiler and backends", "[cli][scaleout]") {
+  const auto v = run("--version");
+  REQUIRE(v.code == 0);
+  for (const char* item : {"git revision", "build type", "compiler", "CUDA", "MPI", "BLAS"}) {
+    INFO(item);
+    CHECK(v.out.find(item) != std::string::npos);
+  }
+  const fs::path toml = scratch("prov.toml"), out = scratch("prov.csv");
+  std::ofstream(toml) << sweep_toml();
+  REQUIRE(run("run " + toml.string() + " --trials 4 -o " + out.string()).code == 0);
+  const std::string csv = slurp(out);
+  const auto tool = csv.substr(0, csv.find('\n'));
+  CHECK(tool.rfind("# tool: moelab ", 0) == 0);
+  for (const char* item : {"git ", "CUDA ", "MPI ", "BLAS "}) {
+    INFO(item << " in " << tool);
+    CHECK(tool.find(item) != std::string::npos);
+  }
+  CHECK(tool.find("thread") == std::string::npos);  // nothing that changes with the thread count
+}
+
+TEST_CASE("runs killed at random moments and resumed give the bytes of an uninterrupted run", "[cli][scaleout]") {
+  const fs::path toml = scratch("sweep.toml"), ref = scratch("ref.csv"), out = scratch("out.csv");
+  const fs::path journal = out.string() + ".journal";
+  std::ofstream(toml) << sweep_toml();
+  const auto t0 = std::chrono::steady_clock::now();
+  REQUIRE(run("run " + toml.string() + " --threads 1 -o " + ref.string()).code == 0);
+  const auto full = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
+  CHECK_FALSE(fs::exists(ref.string() + ".journal"));  // removed after the final write
+  const std::string reference = slurp(ref);
+
+  std::mt19937_64 rng(20261123);  // fixed: the same delays every time
+  std::uniform_real_distribution<double> frac(0.05, 0.6);
+  const int signals[] = {SIGKILL, SIGINT, SIGTERM};
+  int interrupted = 0, with_journal = 0, attempts = 0;
+  for (int round = 0; round < 6; ++round) {
+    const int sig = signals[round % 3];
+    INFO("round " << round << ", signal " << sig);
+    fs::remove(out);
+    fs::remove(journal);
+    const std::vector<std::string> args{"run", toml.string(), "--threads", "1", "-o", out.string()};
+    std::vector<std::string> resume = args;
+    resume.push_back("--resume");
+    // Killed once from the start, then once more while resuming, then resumed to the end.
+    for (int k = 0; k < 2; ++k) {
+      ++attempts;
+      const auto delay = std::chrono::microseconds(static_cast<long long>(frac(rng) * static_cast<double>(full.count())));
+      const bool hit = run_and_kill(k == 0 ? args : resume, delay, sig);
+      interrupted += hit;
+      // Never a partial CSV: none, or (a signal after the final rename) the complete one.
+      if (fs::exists(out)) CHECK(slurp(out) == reference);
+      if (hit) with_journal += fs::exists(journal);
+    }
+    const auto r = run("run " + toml.string() + " --threads 1 --resume -o " + out.string());
+    REQUIRE(r.code == 0);
+    CHECK(slurp(out) == reference);
+    CHECK_FALSE(fs::exists(journal));
+  }
+  // Most kills must land mid-run for the test to mean anything (the delays are 5-60% of the measured
+  // uninterrupted time; a resumed run is shorter and the shared machine's load varies, so a few may
+  // come after the end). Every interrupted run had started its journal except a kill at start-up.
+  CHECK(2 * interrupted >= attempts);
+  CHECK(with_journal + 2 >= interrupted);
+  std::printf("resume test: %d of %d kills interrupted a run (%d left a journal); full run %.2f s\n", interrupted, attempts,
+              with_journal, static_cast<double>(full.count()) * 1e-6);
+}
+
+TEST_CASE("a journal of another seed, trial count, scenario or build is refused with exit 2", "[cli][scaleout]") {
+  const fs::path toml = scratch("mis.toml"), out = scratch("mis.csv");
+  const fs::path journal = out.string() + ".journal";
+  std::ofstream(toml) << sweep_toml();
+  fs::remove(out);
+  fs::remove(journal);
+  // Leave a journal: interrupt the run part-way (SIGINT: it exits 130 and keeps the journal).
+  REQUIRE(run_and_kill({"run", toml.string(), "--threads", "1", "-o", out.string()}, std::chrono::milliseconds(300), SIGINT));
+  REQUIRE(fs::exists(journal));
+  CHECK_FALSE(fs::exists(out));
+  const std::string kept = slurp(journal);
+  struct Case {
+    std::string args, key;
+  };
+  for (const Case& c : {Case{"--seed 4", "seed"}, Case{"--trials 299", "trials"}}) {
+    INFO(c.args);
+    const auto r = run("run " + toml.string() + " --threads 1 --resume " + c.args + " -o " + out.string());
+    CHECK(r.code == 2);
+    CHECK(r.out.find(journal.string()) != std::string::npos);
+    CHECK(r.out.find("key '" + c.key + "'") != std::string::npos);
+    CHECK_FALSE(fs::exists(out));
+  }
+  // Another scenario (sigma2 changed) writing to the same output.
+  const fs::path other = scratch("mis_other.toml");
+  std::ofstream(other) << sweep_toml(0.25);
+  auto r = run("run " + other.string() + " --threads 1 --resume -o " + out.string());
+  CHECK(r.code == 2);
+  CHECK(r.out.find("scenario_hash") != std::string::npos);
+  // Another build: the journal's tool line names another version.
+  std::string text = kept;
+  const auto at = text.find("tool: moelab ");
+  REQUIRE(at != std::string::npos);
+  text.insert(at + 13, "0.0.0-other ");
+  std::ofstream(journal, std::ios::binary | std::ios::trunc) << text;
+  r = run("run " + toml.string() + " --threads 1 --resume -o " + out.string());
+  CHECK(r.code == 2);
+  CHECK(r.out.find("moelab build") != std::string::npos);
+  // Nothing was changed by the refusals; the right settings finish the run.
+  std::ofstream(journal, std::ios::binary | std::ios::trunc) << kept;
+  r = run("run " + toml.string() + " --threads 1 --resume -o " + out.string());
+  CHECK(r.code == 0);
+  CHECK(r.out.find("resuming from") != std::string::npos);
+  CHECK_FALSE(fs::exists(journal));
+}
+
+TEST_CASE("a check killed at random moments and resumed writes the bytes of an uninterrupted check", "[cli][scaleout]") {
+  const fs::path ref = scratch("check_ref"), dir = scratch("check_out");
+  const std::string only = "sparsity.*";
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r0 = run("check --quick --only '" + only + "' --threads 1 --out-dir " + ref.string());
+  REQUIRE((r0.code == 0 || r0.code == 1));
+  const auto full = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> frac(0.2, 0.8);
+  int interrupted = 0;
+  for (int sig : {SIGKILL, SIGINT}) {
+    INFO("signal " << sig);
+    fs::remove_all(dir);
+    const auto delay = std::chrono::microseconds(static_cast<long long>(frac(rng) * static_cast<double>(full.count())));
+    // (A kill after check.csv's rename but before check.md's may leave check.csv alone: each file is
+    // atomic, and --resume rewrites both.)
+    interrupted += run_and_kill({"check", "--quick", "--only", only, "--threads", "1", "--out-dir", dir.string()}, delay, sig);
+    const auto r = run("check --quick --only '" + only + "' --threads 1 --resume --out-dir " + dir.string());
+    CHECK(r.code == r0.code);
+    CHECK(slurp(dir / "check.csv") == slurp(ref / "check.csv"));
+    CHECK(slurp(dir / "check.md") == slurp(ref / "check.md"));
+    CHECK_FALSE(fs::exists(dir / "check.journal"));
+  }
+  // The suite is short (~1-3 s, mostly start-up on a loaded machine): at least one kill must land.
+  CHECK(interrupted >= 1);
+  std::printf("check resume test: %d of 2 kills interrupted the check (full check %.2f s)\n", interrupted,
+              static_cast<double>(full.count()) * 1e-6);
+}
