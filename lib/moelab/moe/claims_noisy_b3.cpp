@@ -75,9 +75,11 @@ claims::Evidence check_trained_relu_robustness(const claims::CheckBudget& b, con
   RobustnessSpec s;
   s.task.blocks = 4, s.task.block_dim = 8, s.task.classes = 4, s.task.teacher_width = 16;
   s.expert_width = 16, s.sigma = 0.1, s.steps = b.pick<std::int64_t>(600, 1500), s.batch = 256, s.lr = 1e-2, s.test_size = 32768;
-  // Quick: 8 seeds (~3 s of CPU): the control is rejected but the t test over 7 dof detects only a
-  // gap deviation of ~0.01; full: 32 seeds of the scenario's 1500 steps.
-  const std::int64_t seeds = b.pick<std::int64_t>(8, 32);
+  // Quick: 4 seeds (~1.5 s of CPU), inconclusive by design: the t test over 3 dof detects at best a gap
+  // deviation of ~0.02 > relevance 0.005. With 8 seeds (7 dof) the detectable deviation straddled the
+  // relevance (0.006-0.014) and the verdict flipped with the suite seed (seed 8 of 6..10 held), so quick
+  // stays below it. Full: 32 seeds of the scenario's 1500 steps (holds at seed 1).
+  const std::int64_t seeds = b.pick<std::int64_t>(4, 32);
   const auto runs = parallel_map<RobustnessRun>(static_cast<std::size_t>(seeds),
                                                 [&](std::size_t t) { return run_robustness_trial(s, key, static_cast<std::int64_t>(t)); });
   Welford gap, dd, md;
