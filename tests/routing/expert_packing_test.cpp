@@ -63,6 +63,12 @@ TEST_CASE("expert sums have the laws of the proof of Lemma A.8", "[routing][pack
   }
   CHECK_THAT(n2.mean(), WithinAbs(0.5, 5 * std::sqrt(1.0 / (2.0 * d) / T)));
   CHECK_THAT(n2.variance(), WithinRel(1.0 / (2.0 * d), 5 * std::sqrt(2.0 / T) * 1.3));  // SE of a variance ~ var sqrt((kurt - 1)/T), kurt <= 1.3 x normal's
+  // Controls at the nearest wrong values: the experts' variance 1/(2dk) off by 6.7% (1/(2d(k + 0.2)))
+  // gives E|u_S|^2 = k/(2(k + 0.2)) = 0.46875 (12.5 SE below 1/2); a variance 1/(2d) x (1 + 12 x
+  // 1.3 sqrt(2/T)) (12 of the tolerance's SE above) must be rejected too.
+  const double se_mean = std::sqrt(1.0 / (2.0 * d) / T);
+  CHECK(std::abs(n2.mean() - k / (2.0 * (k + 0.2))) > 5 * se_mean);
+  CHECK(std::abs(n2.variance() / (1.0 / (2.0 * d)) - (1.0 + 12 * 1.3 * std::sqrt(2.0 / T))) > 5 * 1.3 * std::sqrt(2.0 / T));
 }
 
 TEST_CASE("the chi-square tails sit below their Laurent-Massart bounds and the union bounds order", "[routing][packing]") {

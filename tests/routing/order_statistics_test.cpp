@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include <boost/math/special_functions/erf.hpp>
 #include <catch2/catch.hpp>
 
 #include "moelab/core/distributions.hpp"
@@ -67,8 +68,12 @@ TEST_CASE("Lemma A.3: f(delta) exactly, against Monte-Carlo, and below both boun
   }
   const double se = std::sqrt(f * (1 - f) / n);
   CHECK_THAT(hits / static_cast<double>(n), WithinAbs(f, 5 * se));
-  // Negative control: f(0) = 1/C is far (> 20 SE) from the shifted probability.
-  CHECK(std::abs(hits / static_cast<double>(n) - 1.0 / 15.0) > 20 * se);
+  // Negative control at the nearest wrong value: the shift misstated by 4.3% (f(0.67) = 0.19786, 9.0 SE
+  // below f(0.7) = 0.20597, SE = 9.0e-4): the smallest misstatement the 5-SE acceptance rejects with
+  // power 0.9999 (4 SE of margin). The old control f(0) = 1/C sat 155 SE away.
+  const double f_wrong = rt::top_set_probability(m, k, 0.67);
+  CHECK(std::abs(f - f_wrong) > 8.5 * se);
+  CHECK(std::abs(hits / static_cast<double>(n) - f_wrong) > 5 * se);
   // The bounds: f <= exp(delta s_k)/C <= exp(delta k sqrt(2 log m))/C on a grid.
   for (int mm : {2, 4, 16, 64, 256})
     for (int kk : {1, 2, 8})
@@ -111,14 +116,26 @@ TEST_CASE("the Mehler coefficient c2 is the curvature of C P[same top-k set] at 
   const double c1 = rt::second_moment_expansion(m, k).c1;
   CHECK(std::abs(w.mean() - 1.0) > 6 * w.standard_error());
   CHECK(std::abs(w.mean() - (1.0 + 0.5 * c1 * c1 * rho * rho)) > 4 * w.standard_error());
-  // c2 grows like k^2 log^2(m/k) (docs/routing.md): ratio near 1 for m = 32 k, k = 1 .. 16 (values
-  // 0.57, 0.82, 0.97, 1.06, 1.10 from this code; a k log^2 m scaling would make the ratio fall).
-  double prev = 0.0;
+  // c2 grows like k^2 log^2(m/k) (docs/routing.md). Derived limit for m = 32 k, k -> infinity: with
+  // alpha = k/m, z = Phibar^-1(alpha), the members of the top set become independent given the
+  // threshold, E[Z_i Z_j | T] -> mu_in^2 (both in), mu_in mu_out (mixed), mu_out^2 (both out), with
+  // mu_in = phi(z)/alpha, mu_out = -phi(z)/(1 - alpha); the diagonal (He2) terms are O(k). So
+  //   c2 / k^2 -> (1/2) mu_in^4 + ((1-alpha)/alpha) (mu_in mu_out)^2 + (1/2) ((1-alpha)/alpha)^2 mu_out^4,
+  // which over log^2(1/alpha) is L = 1.14128 (mpmath). The ratio must approach L, the gap shrinking
+  // with k and at most 1/k for k >= 4 (the neglected terms are O(1/k) relative: the diagonal
+  // (1/2) k (q/k - 1)^2 and the finite-k corrections of the conditional means).
+  const double alpha = 1.0 / 32.0, z = std::sqrt(2.0) * boost::math::erfc_inv(2.0 * alpha);
+  const double phiz = std::exp(-0.5 * z * z) / std::sqrt(2.0 * M_PI), mi = phiz / alpha, mo = -phiz / (1.0 - alpha), r = (1.0 - alpha) / alpha;
+  const double L = (0.5 * std::pow(mi, 4) + r * mi * mi * mo * mo + 0.5 * r * r * std::pow(mo, 4)) / std::pow(std::log(1.0 / alpha), 2);
+  CHECK_THAT(L, WithinRel(1.1412791456, 1e-8));  // the mpmath value (30 digits: 1.14127914561604...)
+  double prev_gap = INFINITY;
   for (int kk : {1, 2, 4, 8, 16}) {
     const int mm = 32 * kk;
     const double ratio = rt::second_moment_expansion(mm, kk).c2 / (kk * kk * std::pow(std::log(32.0), 2));
-    CHECK(ratio > prev);
-    CHECK(ratio < 1.3);
-    prev = ratio;
+    const double gap = std::abs(L - ratio);
+    CAPTURE(kk, ratio, L);
+    CHECK(gap < prev_gap);
+    if (kk >= 4) CHECK(gap <= 1.0 / kk);
+    prev_gap = gap;
   }
 }

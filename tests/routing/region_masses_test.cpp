@@ -85,6 +85,13 @@ TEST_CASE("points have the stated laws and the same direction under both laws", 
   CHECK_THAT(g2.mean(), WithinAbs(1.0, 5 * std::sqrt(2.0 / d / n)));
   CHECK_THAT(radius_d.mean(), WithinAbs(0.5, 5 * std::sqrt(1.0 / 12 / n)));
   CHECK_THAT(b2.mean(), WithinAbs(static_cast<double>(d) / (d + 2), 5 * b2.standard_error()));
+  // Controls at the nearest wrong values: each closed form moved by 10 of its SE (the smallest shift the
+  // 5-SE acceptance rejects with power 0.9999) must be rejected: |x|^2 of N(0, I/d) at 1 + 0.041 (a
+  // 4.1% normalisation error), |x|^d at 0.5 + 0.020, the ball's E|x|^2 at d/(d+2) + 0.014 (vs the
+  // plausible slip d/(d+1), 76 SE away).
+  CHECK(std::abs(g2.mean() - (1.0 + 10 * std::sqrt(2.0 / d / n))) > 5 * std::sqrt(2.0 / d / n));
+  CHECK(std::abs(radius_d.mean() - (0.5 + 10 * std::sqrt(1.0 / 12 / n))) > 5 * std::sqrt(1.0 / 12 / n));
+  CHECK(std::abs(b2.mean() - (static_cast<double>(d) / (d + 2) + 10 * b2.standard_error())) > 5 * b2.standard_error());
 }
 
 TEST_CASE("two experts, top-1: the region is a halfspace of mass exactly 1/2", "[routing][regions]") {
@@ -93,6 +100,8 @@ TEST_CASE("two experts, top-1: the region is a halfspace of mass exactly 1/2", "
   const auto h = rt::region_histogram(router, rt::InputLaw::ball, 40000, 5, 0, false);
   // Binomial(4e4, 1/2): SE 0.0025 of the mass; 5 SE.
   CHECK_THAT(static_cast<double>(h.count(0)) / 40000.0, WithinAbs(0.5, 5 * 0.0025));
+  // Control: a mass of 0.525 (10 SE off, e.g. a tie rule favouring one expert) must be rejected.
+  CHECK(std::abs(static_cast<double>(h.count(0)) / 40000.0 - 0.525) > 5 * 0.0025);
   // k = m: one region holding everything.
   const rt::Router all(R, 2, rt::ScorePath::full);
   CHECK(rt::region_histogram(all, rt::InputLaw::gaussian, 1000, 5, 0, false).count(0) == 1000);

@@ -27,14 +27,16 @@ void register_claims(claims::Registry& r) {
          "For m > 2k and small c, c': C(m, floor(c'k)) <= C(m, k)^(4 c' log2(1/c')), so p <= c C(m,k)^0.99 implies "
          "p C(m, floor(c'k)) C(k, floor(c'k)) <= c C(m, k).",
          ClaimKind::inequality, detail::check_counting});
-  r.add({"routing.lemma35.covariance", "granularity, Lemma 3.5 = Lemma B.10, Lemma B.5",
-         "For N(0, I/d) or Unif[B] conditioned on U, fewer than kappa eigenvalues of the conditional covariance lie below 1/(30000 d) "
-         "once kappa >= C (1 + log(1/mu(U))).",
+  r.add({"routing.lemma35.covariance", "granularity, Lemma 3.5 = Lemma B.10 (and Lemma B.5)",
+         "For mu = N(0, I/d) or Unif[B] and kappa >= C (1 + log(1/mu(U))): E_{mu|U} |(A1 - A2) x|^2 >= (c/d) min_{rank M <= kappa} "
+         "|A1 - A2 - M|_F^2 (checked with the proof's constants c = 1/30000 and kappa of Lemma B.5, exactly, on thin cylinders and "
+         "halfspaces).",
          ClaimKind::bound, detail::check_conditional_covariance});
   r.add({"routing.thm31.separation", "granularity, Theorem 3.1 (proof, Eqs. 3.5-3.6), in miniature",
-         "An (m, k)-MoE with constant experts cannot be approximated by an (m', k')-MoE with C(m', k') <= c C(m, k)^0.99: the error is "
-         "at least the separation floor (delta/4)(1 - sum_i max_S mu(U_S cap V_i)).",
+         "An (m, k)-MoE with constant experts cannot be approximated by any (m', k')-MoE with C(m', k') <= c C(m, k)^0.99: for "
+         "optimised students the error is at least the a-priori floor (delta/4)(1 - sum of the p largest mu(U_S)).",
          ClaimKind::bound, detail::check_separation});
+  register_appendix_claims(r);
 }
 
 }  // namespace moelab::routing

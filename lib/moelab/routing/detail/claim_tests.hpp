@@ -30,3 +30,9 @@ claims::Evidence check_conditional_covariance(const claims::CheckBudget& b, cons
 claims::Evidence check_separation(const claims::CheckBudget& b, const RngKey& key);           // claims_separation.cpp
 
 }  // namespace moelab::routing::detail
+
+namespace moelab::routing {
+/// The appendix lemmas' claims (claims_appendix.cpp, claims_appendix_mc.cpp).
+void register_appendix_claims(claims::Registry& r);
+
+}  // namespace moelab::routing
