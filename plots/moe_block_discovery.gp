@@ -9,7 +9,7 @@ if (!exists("png")) png = 'results/moe_block_discovery.png'
 
 set encoding utf8
 svg = png[1:strlen(png) - 4] . ".svg"
-first_value(name) = system(sprintf("grep -v '^#' '%s' | awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == \"%s\") k = i; next} {print $k; exit}'", csv, name))
+first_value(name) = system(sprintf("awk -F, '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == \"%s\") k = i; h = 1; next} {print $k; exit}' '%s'", name, csv))
 mass = first_value("diagonal_mass") + 0
 share = first_value("diagonal_share") + 0
 do for [out in "png svg"] {

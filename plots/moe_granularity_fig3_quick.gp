@@ -10,8 +10,8 @@ if (!exists("png")) png = 'results/moe_granularity_fig3_quick.png'
 set encoding utf8
 svg = png[1:strlen(png) - 4] . ".svg"
 trials_text = system(sprintf("sed -n 's/^# trials: //p' '%s' | head -1", csv))
-col_values(name) = system(sprintf("grep -v '^#' '%s' | awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == \"%s\") k = i; next} {print $k}' | sort -n | uniq | tr '\\n' ' '", csv, name))
-first_value(name) = system(sprintf("grep -v '^#' '%s' | awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == \"%s\") k = i; next} {print $k; exit}'", csv, name))
+col_values(name) = system(sprintf("awk -F, '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == \"%s\") k = i; h = 1; next} {print $k}' '%s' | sort -n | uniq | tr '\\n' ' '", name, csv))
+first_value(name) = system(sprintf("awk -F, '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == \"%s\") k = i; h = 1; next} {print $k; exit}' '%s'", name, csv))
 students = col_values("student_k")
 teacher = first_value("teacher")
 dval = first_value("d")

@@ -9,8 +9,8 @@ if (!exists("png")) png = 'results/moe_moefication.png'
 set encoding utf8
 svg = png[1:strlen(png) - 4] . ".svg"
 trials_text = system(sprintf("sed -n 's/^# trials: //p' '%s' | head -1", csv))
-col_values(name) = system(sprintf("grep -v '^#' '%s' | awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == \"%s\") k = i; next} {print $k}' | sort -n | uniq | tr '\\n' ' '", csv, name))
-first_value(name) = system(sprintf("grep -v '^#' '%s' | awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == \"%s\") k = i; next} {print $k; exit}'", csv, name))
+col_values(name) = system(sprintf("awk -F, '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == \"%s\") k = i; h = 1; next} {print $k}' '%s' | sort -n | uniq | tr '\\n' ' '", name, csv))
+first_value(name) = system(sprintf("awk -F, '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == \"%s\") k = i; h = 1; next} {print $k; exit}' '%s'", name, csv))
 levels = col_values("active")
 E = first_value("experts")
 purity = first_value("block_purity")
@@ -35,13 +35,13 @@ set key bottom left box opaque
 set title "test accuracy"
 set ylabel "accuracy (%)"
 plot for [i = 1:words(levels)] csv using (column("active") == word(levels, i) + 0 ? column("sigma") : 1/0):(100 * column("accuracy")):(100 * column("accuracy_se")) \
-       with yerrorlines pt 7 lw (word(levels, i) + 0 == 0 ? 3 : 1.5) lc (word(levels, i) + 0 == 0 ? rgb "black" : i) \
+       with yerrorlines pt 7 lw (word(levels, i) + 0 == 0 ? 3 : 1.5) lc i \
        title (word(levels, i) + 0 == 0 ? "dense" : sprintf("MoEfied, %s of %s active", word(levels, i), E))
 set title "accuracy drop from clean (percentage points)"
 set ylabel "clean - noisy accuracy"
 set key top left box opaque
 plot for [i = 1:words(levels)] csv using (column("active") == word(levels, i) + 0 ? column("sigma") : 1/0):(100 * column("drop")):(100 * column("drop_se")) \
-       with yerrorlines pt 7 lw (word(levels, i) + 0 == 0 ? 3 : 1.5) lc (word(levels, i) + 0 == 0 ? rgb "black" : i) \
+       with yerrorlines pt 7 lw (word(levels, i) + 0 == 0 ? 3 : 1.5) lc i \
        title (word(levels, i) + 0 == 0 ? "dense" : sprintf("MoEfied, %s of %s active", word(levels, i), E))
 unset multiplot
 }

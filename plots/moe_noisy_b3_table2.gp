@@ -10,7 +10,7 @@ if (!exists("png")) png = 'results/moe_noisy_b3_table2.png'
 set encoding utf8
 svg = png[1:strlen(png) - 4] . ".svg"
 trials_text = system(sprintf("sed -n 's/^# trials: //p' '%s' | head -1", csv))
-col_values(name) = system(sprintf("grep -v '^#' '%s' | awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == \"%s\") k = i; next} {print $k}' | sort -n | uniq | tr '\\n' ' '", csv, name))
+col_values(name) = system(sprintf("awk -F, '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == \"%s\") k = i; h = 1; next} {print $k}' '%s' | sort -n | uniq | tr '\\n' ' '", name, csv))
 sizes = col_values("blocks")
 do for [out in "png svg"] {
 if (out eq "png") {

@@ -9,7 +9,7 @@ if (!exists("png")) png = 'results/moe_noisy_b3_table3.png'
 set encoding utf8
 svg = png[1:strlen(png) - 4] . ".svg"
 trials_text = system(sprintf("sed -n 's/^# trials: //p' '%s' | head -1", csv))
-first_value(name) = system(sprintf("grep -v '^#' '%s' | awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == \"%s\") k = i; next} {print $k; exit}'", csv, name))
+first_value(name) = system(sprintf("awk -F, '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == \"%s\") k = i; h = 1; next} {print $k; exit}' '%s'", name, csv))
 sigma = first_value("sigma")
 do for [out in "png svg"] {
 if (out eq "png") {
