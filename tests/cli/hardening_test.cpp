@@ -14,6 +14,7 @@
 #include <thread>
 
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -233,4 +234,102 @@ TEST_CASE("SIGINT stops a long point within a second, exits 130 and writes nothi
   // The next write beside it removes the dead process's temporary.
   REQUIRE(run("run " + write("tw.toml", kTw).string() + " -o " + out.string()).code == 0);
   CHECK_FALSE(fs::exists(stale));
+}
+
+namespace {
+
+/// Seconds a refusal may take: < 1 s asked (issue 16); the sanitizers slow start-up and parsing ~5x.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr double kRefusalSeconds = 5.0;
+#else
+constexpr double kRefusalSeconds = 1.0;
+#endif
+
+/// Runs `args`, requires a refusal naming `key` and the cost estimate, within kRefusalSeconds.
+void require_refused_quickly(const std::string& args, const std::string& key) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Result r = run(args);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  INFO(args);
+  require_refused(r, key);
+  CHECK(r.out.find("would need about") != std::string::npos);
+  CHECK(seconds < kRefusalSeconds);
+}
+
+const char* kNoisyModel = "[model]\nk = 2\nblock_size = 8\np = \"uniform\"\nsigma2 = 0.5\n"
+                          "[model.covariance]\nkind = \"identity\"\n[model.beta]\nkind = \"ones\"\n";
+
+}  // namespace
+
+// Every topic's cost model (issue 16): an absurd but in-domain budget is refused before any work,
+// with the estimate, the point and the limit. --max-memory 64G makes the refusal independent of the
+// machine (each estimate below is far above 64 GB; the comment gives its dominant term).
+TEST_CASE("absurd in-domain budgets are refused by each topic's cost model within a second", "[cli][hardening][cost]") {
+  const std::string out = " --max-memory 64G -o " + scratch("absurd.csv").string();
+  // noisy: n = 1e9 samples of d = 16 features: a training set is 3 x 8 n d = 384 GB per running trial.
+  require_refused_quickly("run " + write("noisy_n.toml", std::string("study = \"noisy.excess_risk\"\n[params]\nn = 1000000000\n") +
+                                                           kNoisyModel).string() + out,
+                          "monte_carlo.max_memory");
+  // spectra: a 65536 x 1048576 spiked sample (8 M N = 550 GB per running trial).
+  require_refused_quickly("run " + write("spike.toml", "study = \"spectra.spike\"\n[params]\nM = 65536\nN = 1048576\nell = 3\n"
+                                                       "law = \"rademacher\"\n").string() + " --trials 2" + out,
+                          "monte_carlo.max_memory");
+  // bounds: 2e9 points in d = 1000 (8 d m = 16 TB of points).
+  require_refused_quickly("run " + write("patterns.toml", "study = \"bounds.patterns\"\n[params]\nm = 2000000000\nd = 1000\n"
+                                                          "T = 8\nk = 2\n").string() + " --trials 2" + out,
+                          "monte_carlo.max_memory");
+  // sparsity: the trade-off curve at T = 1e6 is 1e6 rows of 13 cells (~1.2 GB), over --max-memory 100M.
+  require_refused_quickly("run " + write("tradeoff.toml", "study = \"sparsity.tradeoff\"\n[params]\nN = 4\nm = 1e4\nT = 1000000\n")
+                                       .string() + " --max-memory 100M -o " + scratch("absurd.csv").string(),
+                          "monte_carlo.max_memory");
+  // routing: C(64, 8) = 4.4e9 regions hit by 4e9 points: the hashed histogram alone is ~0.5 TB.
+  require_refused_quickly("run " + write("balance.toml", "study = \"routing.balance\"\n[params]\nm = 64\nk = 8\nd = 64\n"
+                                                         "points = 4000000000\n").string() + " --trials 2" + out,
+                          "monte_carlo.max_memory");
+  // moe: 2^40 samples at batch 1 are 1.1e12 steps, whose loss history alone is ~18 TB.
+  require_refused_quickly("run " + write("moe.toml", "study = \"moe.teacher_student\"\n[params]\nd = 8\nteacher_k = 1\n"
+                                                     "teacher_active_neurons = 8\nstudent_k = 1\nstudent_active_neurons = 8\n"
+                                                     "learning_rates = [0.01]\nsamples = 1099511627776\nbatch = 1\n")
+                                     .string() + " --trials 1" + out,
+                          "monte_carlo.max_memory");
+  // scaling: closed forms whatever the numbers (constant cost): absurd values run, and are not refused.
+  const Result scaling = run("run " + write("covering.toml", "study = \"scaling.covering\"\n[params]\nP_exp = 1e300\nM = 1e300\n"
+                                                             "k = 1e299\ndelta = 0.5\n").string() + out);
+  INFO(scaling.out);
+  CHECK(scaling.code == 0);
+}
+
+TEST_CASE("covariance and scenario files that are devices, FIFOs, directories or huge are refused unread", "[cli][hardening]") {
+  const auto scenario_with = [&](const std::string& name, const std::string& path) {
+    return write(name, std::string("study = \"noisy.risk\"\n[model]\nk = 1\nblock_sizes = [2]\np = [1.0]\nsigma2 = 1\n"
+                                   "[model.covariance]\nkind = \"file\"\npath = \"") + path + "\"\n[model.beta]\nkind = \"ones\"\n");
+  };
+  const std::string out = " -o " + scratch("cov_dev.csv").string();
+  // /dev/zero was read as one endless line (unbounded memory); now refused by its type, unread.
+  const fs::path fifo = scratch("cov.fifo");
+  fs::remove(fifo);
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const fs::path huge = scratch("huge_cov.txt");
+  { std::ofstream(huge) << "1 0\n0 1\n"; }
+  fs::resize_file(huge, std::uintmax_t{300} << 20);  // sparse: 300 MB over the 256 MiB cap, no disk used
+  for (const auto& [path, reason] : {std::pair{std::string("/dev/zero"), std::string("is a device, FIFO or socket")},
+                                     std::pair{fifo.string(), std::string("is a device, FIFO or socket")},
+                                     std::pair{fs::temp_directory_path().string(), std::string("is a directory")},
+                                     std::pair{huge.string(), std::string("larger than the 268435456 bytes")}}) {
+    const auto t0 = std::chrono::steady_clock::now();
+    // `timeout` guards the test itself: a FIFO opened for reading would block forever.
+    const Result r = run_shell("timeout 20 " + std::string(MOELAB_EXE) + " run " +
+                               scenario_with("cov_dev.toml", path).string() + out + " 2>&1");
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    INFO(path);
+    require_refused(r, "model.covariance.path");
+    CHECK(r.out.find(reason) != std::string::npos);
+    CHECK(seconds < kRefusalSeconds);
+  }
+  // The scenario path itself: a device or a FIFO is refused, not read or waited on.
+  require_refused(run_shell("timeout 20 " + std::string(MOELAB_EXE) + " run /dev/zero 2>&1"), "is a device, FIFO or socket");
+  require_refused(run_shell("timeout 20 " + std::string(MOELAB_EXE) + " run " + fifo.string() + " 2>&1"),
+                  "is a device, FIFO or socket, not a scenario file");
+  fs::remove(fifo);
+  fs::remove(huge);
 }
