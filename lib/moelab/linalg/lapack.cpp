@@ -50,9 +50,9 @@ const char* backend_name() {
 
 void gram_lower(const Eigen::Ref<const Eigen::MatrixXd>& X, bool transpose, Eigen::MatrixXd& G) {
   const Eigen::Index m = transpose ? X.cols() : X.rows();
-  const Eigen::Index k = transpose ? X.rows() : X.cols();
   G.resize(m, m);
 #if defined(MOELAB_HAVE_BLAS)
+  const Eigen::Index k = transpose ? X.rows() : X.cols();
   init_blas();
   if (k == 0) {
     G.setZero();
