@@ -106,6 +106,11 @@ TEST_CASE("Linear class: closed supremum B ||sum sigma_i x_i|| matches a search 
   // Monte-Carlo with 20000 draws: 5 standard errors.
   const auto est = mb::linear_class_rademacher_mc(points, B, 20000, RandomStream(5, StreamTag::property_test, 2));
   REQUIRE_THAT(est.mean, WithinAbs(exact, 5 * est.standard_error));
+  // Control at the nearest plausible wrong value: Jensen's bound B sqrt(sum ||x_i||^2) / m (what the
+  // complexity is often replaced by; equal only for orthogonal points) is rejected.
+  INFO("MC " << est.mean << " +- " << est.standard_error << ", exact " << exact << ", Jensen "
+             << mb::linear_class_rademacher_bound(points, B));
+  REQUIRE(std::abs(est.mean - mb::linear_class_rademacher_bound(points, B)) > 5 * est.standard_error);
 }
 
 TEST_CASE("Linear class in high dimension: exact complexity approaches Jensen's bound", "[bounds]") {
