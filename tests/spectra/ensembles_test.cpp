@@ -26,6 +26,8 @@ TEST_CASE("entry laws are standardised", "[spectra][ensembles]") {
   // Tolerance 5 SE (deterministic with the fixed seed; 5 SE keeps it seed-robust).
   CHECK_THAT(w.mean(), WithinAbs(0.0, 5 * 3.2e-3));
   CHECK_THAT(w.variance(), WithinAbs(1.0, 5 * 4.5e-3));
+  // Control at the nearest wrong value that matters: a law 5 % off unit variance (11 SE) is rejected.
+  CHECK_FALSE(std::abs(w.variance() - 1.05) <= 5 * 4.5e-3);
   CHECK(sp::entry_law_from_name(sp::entry_law_name(law)) == law);
 }
 
@@ -82,6 +84,10 @@ TEST_CASE("the tridiagonal Laguerre model has the Wishart trace law and largest 
   // tr(X X') ~ chi^2_{M N}: mean M N, variance 2 M N (exact). 5 SE.
   CHECK_THAT(trace_tri.mean(), WithinAbs(M * N, 5 * std::sqrt(2.0 * M * N / T)));
   CHECK_THAT(trace_tri.variance(), WithinAbs(2.0 * M * N, 5 * 2.0 * M * N * std::sqrt(2.0 / T)));
+  // Controls at the nearest wrong values: one degree of freedom lost per row (chi^2_{M (N - 1)}, mean 30 below,
+  // 22 SE) and the beta = 2 normalisation of the variance (M N, 16 SE below).
+  CHECK_FALSE(std::abs(trace_tri.mean() - M * (N - 1.0)) <= 5 * std::sqrt(2.0 * M * N / T));
+  CHECK_FALSE(std::abs(trace_tri.variance() - 1.0 * M * N) <= 5 * 2.0 * M * N * std::sqrt(2.0 / T));
   // Same law of the largest eigenvalue: two-sample z on the means (independent streams), |z| < 4.
   const double z = (top_tri.mean() - top_full.mean()) /
                    std::sqrt(top_tri.variance() / T + top_full.variance() / T);
@@ -103,6 +109,9 @@ TEST_CASE("spiked sample covariance has the exact expected trace", "[spectra][en
   // E tr S = sigma2 tr(T) = sigma2 (9 + 4 + 48) for any standardised law (uniform here: with
   // Rademacher entries the trace is not random at all). 5 SE from the sample.
   CHECK_THAT(trace.mean(), WithinAbs(sigma2 * 61.0, 5 * trace.standard_error()));
+  // Control at the nearest wrong value: the spikes added on top of the unit bulk (tr = 9 + 4 + 50 = 63) is rejected.
+  INFO("trace " << trace.mean() << " +- " << trace.standard_error());
+  CHECK_FALSE(std::abs(trace.mean() - sigma2 * 63.0) <= 5 * trace.standard_error());
   // M > N: exactly M - N zero eigenvalues, ascending order.
   const Eigen::VectorXd ev = sp::sample_covariance_eigenvalues(90, 40, {}, 1.0, sp::EntryLaw::gaussian, 4, 0);
   CHECK(ev.head(50).cwiseAbs().maxCoeff() == 0.0);

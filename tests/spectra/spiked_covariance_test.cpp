@@ -63,12 +63,16 @@ TEST_CASE("spike maps are continuous at the threshold, monotone, and mutually in
     previous_overlap = overlap;
     // Conditioning of the inverse: ell g'(ell)/g(ell) >= ~0.02 for factor >= 1.01, so 1e-13 relative covers
     // the rounding of rho (amplified <= 50x) with room.
-    CHECK_THAT(sp::spiked_eigenvalue_inverse(rho, c, sigma2), WithinRel(ell, 1e-12));
+    CHECK_THAT(sp::spiked_eigenvalue_inverse(rho, c, sigma2), WithinRel(ell, 1e-13));
     // Forward map of the inverse, the other way round.
     CHECK_THAT(sp::spiked_eigenvalue_limit(sp::spiked_eigenvalue_inverse(rho, c, sigma2), c, sigma2), WithinRel(rho, 1e-14));
   }
-  // Strong spikes: rho ~ sigma2 (ell + c), overlap -> 1.
-  CHECK_THAT(sp::spiked_eigenvalue_limit(1e6, c, sigma2), WithinRel(sigma2 * (1e6 + c), 1e-5));
+  // Strong spikes: rho = sigma2 (ell + c + c / (ell - 1)) exactly (an independent rewrite of ell (1 + c/(ell - 1)),
+  // rounding ~1e-16), and rho ~ sigma2 (ell + c) with relative error c / ((ell - 1)(ell + c)) ~ c 1e-12 at ell = 1e6.
+  CHECK_THAT(sp::spiked_eigenvalue_limit(1e6, c, sigma2), WithinRel(sigma2 * (1e6 + c + c / (1e6 - 1.0)), 1e-15));
+  CHECK_THAT(sp::spiked_eigenvalue_limit(1e6, c, sigma2), WithinRel(sigma2 * (1e6 + c), 2.0 * c * 1e-12 + 1e-15));
+  // Control: dropping c (the population value sigma2 ell) is off by c / ell = c 1e-6, far outside.
+  CHECK_FALSE(std::abs(sp::spiked_eigenvalue_limit(1e6, c, sigma2) / (sigma2 * 1e6) - 1.0) < 1e3 * c * 1e-12);
   CHECK(sp::spiked_eigenvector_overlap(1e6, c) > 1.0 - 2.0 * c * 1e-6);
 }
 
