@@ -33,6 +33,9 @@ void emit(const CsvTable& t, const SpectrumOptions& o) { emit_csv(t, o.out); }
 
 // Domains of the real options (NaN and infinities are refused by every real option).
 const ParamDecl kPositive = real("", "").positive();
+// The Dozier-Silverstein solver's root brackets fail for c near the smallest doubles (fuzz finding,
+// issue 16: --c 1e-320 ended in an internal error); a ratio M/N below 1e-12 has no use.
+const ParamDecl kRatio = real("", "").at_least(1e-12);
 const ParamDecl kFinite = real("", "");
 const ParamDecl kProbability = [] {
   ParamDecl d = real("", "").positive();
@@ -164,7 +167,7 @@ void add_spectrum(CLI::App& app, int& exit_code) {
                                         "of B B': density grid over the support, with the solver's status per point");
   real_list_option(ds, "--atoms", atoms, "eigenvalues t_j >= 0 of B B'")->required();
   real_list_option(ds, "--weights", weights, "their weights (sum 1)")->required();
-  real_option(ds, "--c", c, kPositive, "ratio c = M/N > 0")->capture_default_str();
+  real_option(ds, "--c", c, kRatio, "ratio c = M/N >= 1e-12")->capture_default_str();
   real_option(ds, "--sigma2", sigma2, kPositive, "noise level > 0")->capture_default_str();
   add_common(ds, o, true);
   ds->callback([&exit_code] {

@@ -129,6 +129,9 @@ TEST_CASE("list options refuse empty items instead of dropping them", "[cli][har
 TEST_CASE("fuzz findings stay fixed", "[cli][hardening]") {
   // tests/fuzz: growth sums over min(d, m) > 1e7 terms ended in an internal check (exit 3).
   require_refused(run("bound growth --m 1e12 --d 2,4294967336 --labels 3,3"), "--d");
+  // 10-minute fuzz run of H1 (issue 16): a subnormal ratio broke the Dozier-Silverstein solver's bracket.
+  require_refused(run("spectrum ds --atoms 0,1 --weights 0.5,0.5 --c 1e-320 --points 5"), "--c");
+  CHECK(run("spectrum ds --atoms 0,1 --weights 0.5,0.5 --c 1e-12 --points 5").code == 0);
 }
 
 TEST_CASE("an empty output path, a directory or an unwritable place is refused before any work", "[cli][hardening]") {
