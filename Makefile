@@ -30,7 +30,15 @@ DEFAULT_SCENARIOS ?= scenarios/noisy_thm2_robustness.toml \
                      scenarios/routing_balance.toml \
                      scenarios/routing_packing.toml \
                      scenarios/routing_separation.toml \
-                     scenarios/moe_granularity_fig2_quick.toml
+                     scenarios/moe_granularity_fig2_quick.toml \
+                     scenarios/moe_granularity_fig4_quick.toml \
+                     scenarios/moe_noisy_b3_table2.toml \
+                     scenarios/moe_noisy_b3_table3.toml \
+                     scenarios/moe_moefication.toml \
+                     scenarios/moe_block_discovery.toml \
+                     scenarios/trained_generalization_gap.toml \
+                     scenarios/trained_compositional_kstar.toml \
+                     scenarios/trained_scaling.toml
 
 DEB_PACKAGES := libeigen3-dev libboost-dev libfmt-dev catch2 libcli11-dev libtomlplusplus-dev \
                 cmake ninja-build g++ gnuplot-nox pybind11-dev python3-dev python3-numpy python3-pytest \

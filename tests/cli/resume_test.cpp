@@ -56,7 +56,8 @@ fs::path scratch(const std::string& name) {
 
 /// Starts moelab with `args` (output to /dev/null), sends `sig` after `delay` unless it ended first.
 /// Returns true when the signal interrupted it (it did not exit 0).
-bool run_and_kill(const std::vector<std::string>& args, std::chrono::microseconds delay, int sig) {
+bool run_and_kill(const std::vector<std::string>& args, std::chrono::microseconds delay, int sig,
+                  const fs::path& wait_for = {}) {
   std::vector<std::string> all{MOELAB_EXE};
   all.insert(all.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -69,6 +70,11 @@ bool run_and_kill(const std::vector<std::string>& args, std::chrono::microsecond
   pid_t pid = 0;
   REQUIRE(posix_spawn(&pid, MOELAB_EXE, &fa, nullptr, argv.data(), environ) == 0);
   posix_spawn_file_actions_destroy(&fa);
+  if (!wait_for.empty()) {
+    // Signal only once `wait_for` exists (at most 60 s): a fixed delay races with start-up on a loaded
+    // machine (the signal could land before the run has begun its journal).
+    for (int i = 0; i < 6000 && !fs::exists(wait_for); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   std::this_thread::sleep_for(delay);
   ::kill(pid, sig);
   int status = 0;
@@ -161,7 +167,8 @@ TEST_CASE("a journal of another seed, trial count, scenario or build is refused 
   fs::remove(out);
   fs::remove(journal);
   // Leave a journal: interrupt the run part-way (SIGINT: it exits 130 and keeps the journal).
-  REQUIRE(run_and_kill({"run", toml.string(), "--threads", "1", "-o", out.string()}, std::chrono::milliseconds(300), SIGINT));
+  REQUIRE(run_and_kill({"run", toml.string(), "--threads", "1", "-o", out.string()}, std::chrono::milliseconds(20), SIGINT,
+                       journal));
   REQUIRE(fs::exists(journal));
   CHECK_FALSE(fs::exists(out));
   const std::string kept = slurp(journal);

@@ -116,13 +116,13 @@ namespace {
 
 void put_test(ByteWriter& w, const TestResult& t) {
   w.str(t.form), w.f64(t.estimate), w.f64(t.std_error), w.f64(t.reference), w.f64(t.p_value), w.i64(t.samples);
-  w.boolean(t.one_sided), w.f64(t.dof);
+  w.boolean(t.one_sided), w.f64(t.dof), w.i64(t.bonferroni);  // every field of TestResult: the judge reads them all
 }
 
 TestResult get_test(ByteReader& r) {
   TestResult t;
   t.form = r.str(), t.estimate = r.f64(), t.std_error = r.f64(), t.reference = r.f64(), t.p_value = r.f64();
-  t.samples = r.i64(), t.one_sided = r.boolean(), t.dof = r.f64();
+  t.samples = r.i64(), t.one_sided = r.boolean(), t.dof = r.f64(), t.bonferroni = r.i64();
   return t;
 }
 
