@@ -94,7 +94,7 @@ std::string sweep_toml(double sigma2 = 0.5) {
 
 }  // namespace
 
-TEST_CASE("--version and the CSV name the git revision, build type, compiler and backends", "[cli][scaleout]") {
+TEST_CASE("moelab --version and the CSV name the git revision, build type, compiler and backends", "[cli][scaleout]") {
   const auto v = run("--version");
   REQUIRE(v.code == 0);
   for (const char* item : {"git revision", "build type", "compiler", "CUDA", "MPI", "BLAS"}) {
