@@ -97,13 +97,18 @@ run: build
 	done
 	@$(MAKE) --no-print-directory plots
 
-# One plots/NAME.gp per scenario; plotted when results/NAME.csv exists.
+# results/NAME.csv is plotted by the script its scenario names (`plot = ...` in scenarios/NAME.toml;
+# several scenarios share one script), else by plots/NAME.gp.
 plots:
 	@command -v gnuplot >/dev/null || { echo "plots: gnuplot not found (apt-get install gnuplot-nox)"; exit 1; }
-	@n=0; for gp in plots/*.gp; do \
-	  [ -e "$$gp" ] || continue; \
-	  name=$$(basename "$$gp" .gp); csv="$(RESULTS)/$$name.csv"; png="$(RESULTS)/$$name.png"; \
-	  if [ -f "$$csv" ]; then \
+	@n=0; for csv in $(RESULTS)/*.csv; do \
+	  [ -e "$$csv" ] || continue; \
+	  name=$$(basename "$$csv" .csv); png="$(RESULTS)/$$name.png"; gp="plots/$$name.gp"; \
+	  if [ -f "scenarios/$$name.toml" ]; then \
+	    named=$$(sed -n 's/^plot *= *"\(.*\)".*/\1/p' "scenarios/$$name.toml" | head -n 1); \
+	    [ -n "$$named" ] && gp="$$named"; \
+	  fi; \
+	  if [ -f "$$gp" ]; then \
 	    echo "plot $$csv -> $$png"; \
 	    gnuplot -e "csv='$$csv'; png='$$png'" "$$gp" || exit 1; n=$$((n+1)); \
 	  fi; \
