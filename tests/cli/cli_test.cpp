@@ -12,33 +12,12 @@
 #include <sstream>
 #include <string>
 
-#include <sys/wait.h>
+#include "cli/process.hpp"
 
 namespace fs = std::filesystem;
+using namespace moelab::test_cli;
 
 namespace {
-struct Result {
-  int code;
-  std::string out;
-};
-
-Result run(const std::string& args) {
-  const std::string cmd = std::string(MOELAB_EXE) + " " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p)) out += buf;
-  const int status = ::pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Golden comparison ignores the tool-version line only.
 std::string normalise(const std::string& csv) {
   std::istringstream in(csv);
@@ -89,11 +68,7 @@ bool golden_equal(const std::string& got, const std::string& want) { return got 
 #endif
 
 const fs::path kData = fs::path(MOELAB_SOURCE_DIR) / "tests" / "data";
-fs::path scratch(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / "moelab_cli_test";
-  fs::create_directories(d);
-  return d / name;
-}
+fs::path scratch(const std::string& name) { return scratch_in("moelab_cli_test", name); }
 }  // namespace
 
 TEST_CASE("the CLI's CSV of a small scenario matches the golden file", "[cli]") {

@@ -18,40 +18,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char** environ;
+#include "cli/process.hpp"
 
 namespace fs = std::filesystem;
+using namespace moelab::test_cli;
 
 namespace {
 
-struct Result {
-  int code;
-  std::string out;
-};
-
-Result run_shell(const std::string& cmd) {
-  FILE* p = ::popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p)) out += buf;
-  const int status = ::pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-Result run(const std::string& args) { return run_shell(std::string(MOELAB_EXE) + " " + args + " 2>&1"); }
-
-fs::path scratch(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / "moelab_hardening_test";
-  fs::create_directories(d);
-  return d / name;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+fs::path scratch(const std::string& name) { return scratch_in("moelab_hardening_test", name); }
 
 fs::path write(const std::string& name, const std::string& text) {
   const fs::path p = scratch(name);
@@ -218,11 +192,7 @@ TEST_CASE("SIGINT stops a long point within a second, exits 130 and writes nothi
   std::ofstream(stale) << "partial";
   // One point of 10^6 Wishart matrices (n = 400, p = 200): minutes of work in one sweep point.
   const fs::path sc = write("long.toml", "study = \"spectra.tw\"\n[params]\nn = 400\np = 200\n[monte_carlo]\ntrials = 1000000\n");
-  const std::string exe = MOELAB_EXE, a1 = "run", a2 = sc.string(), a3 = "-o", a4 = out.string();
-  char* argv[] = {const_cast<char*>(exe.c_str()), const_cast<char*>(a1.c_str()), const_cast<char*>(a2.c_str()),
-                  const_cast<char*>(a3.c_str()), const_cast<char*>(a4.c_str()), nullptr};
-  pid_t pid = 0;
-  REQUIRE(::posix_spawn(&pid, exe.c_str(), nullptr, nullptr, argv, environ) == 0);
+  const pid_t pid = spawn({"run", sc.string(), "-o", out.string()}, /*quiet=*/false);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   const auto t0 = std::chrono::steady_clock::now();
   ::kill(pid, SIGINT);

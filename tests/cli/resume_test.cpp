@@ -20,67 +20,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char** environ;
+#include "cli/process.hpp"
 
 namespace fs = std::filesystem;
+using namespace moelab::test_cli;
 
 namespace {
 
-struct Result {
-  int code;
-  std::string out;
-};
-
-Result run(const std::string& args) {
-  const std::string cmd = std::string(MOELAB_EXE) + " " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p)) out += buf;
-  const int status = ::pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-fs::path scratch(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / "moelab_resume_test";
-  fs::create_directories(d);
-  return d / name;
-}
-
-/// Starts moelab with `args` (output to /dev/null), sends `sig` after `delay` unless it ended first.
-/// Returns true when the signal interrupted it (it did not exit 0).
-bool run_and_kill(const std::vector<std::string>& args, std::chrono::microseconds delay, int sig,
-                  const fs::path& wait_for = {}) {
-  std::vector<std::string> all{MOELAB_EXE};
-  all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  REQUIRE(posix_spawn(&pid, MOELAB_EXE, &fa, nullptr, argv.data(), environ) == 0);
-  posix_spawn_file_actions_destroy(&fa);
-  if (!wait_for.empty()) {
-    // Signal only once `wait_for` exists (at most 60 s): a fixed delay races with start-up on a loaded
-    // machine (the signal could land before the run has begun its journal).
-    for (int i = 0; i < 6000 && !fs::exists(wait_for); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  std::this_thread::sleep_for(delay);
-  ::kill(pid, sig);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-}
+fs::path scratch(const std::string& name) { return scratch_in("moelab_resume_test", name); }
 
 // Many cheap points (noisy.excess_risk on a 6-dimensional model): ~1 s in all, each point a few ms,
 // so a kill lands between points, inside a point, or inside a journal write.
