@@ -114,28 +114,34 @@ SuiteResult run_suite(const std::vector<const Claim*>& claims, const CheckBudget
 
 namespace {
 
+// The journal holds every field of TestResult and Evidence: the judge reads them all. The structured
+// bindings below name every data member, so adding a field to either struct stops this file from
+// compiling until the field is written and read here too.
 void put_test(ByteWriter& w, const TestResult& t) {
-  w.str(t.form), w.f64(t.estimate), w.f64(t.std_error), w.f64(t.reference), w.f64(t.p_value), w.i64(t.samples);
-  w.boolean(t.one_sided), w.f64(t.dof), w.i64(t.bonferroni);  // every field of TestResult: the judge reads them all
+  const auto& [form, estimate, std_error, reference, p_value, samples, one_sided, dof, bonferroni] = t;
+  w.str(form), w.f64(estimate), w.f64(std_error), w.f64(reference), w.f64(p_value), w.i64(samples);
+  w.boolean(one_sided), w.f64(dof), w.i64(bonferroni);
 }
 
 TestResult get_test(ByteReader& r) {
   TestResult t;
-  t.form = r.str(), t.estimate = r.f64(), t.std_error = r.f64(), t.reference = r.f64(), t.p_value = r.f64();
-  t.samples = r.i64(), t.one_sided = r.boolean(), t.dof = r.f64(), t.bonferroni = r.i64();
+  auto& [form, estimate, std_error, reference, p_value, samples, one_sided, dof, bonferroni] = t;
+  form = r.str(), estimate = r.f64(), std_error = r.f64(), reference = r.f64(), p_value = r.f64();
+  samples = r.i64(), one_sided = r.boolean(), dof = r.f64(), bonferroni = r.i64();
   return t;
 }
 
 /// A claim's evidence, exactly (doubles by their bits), with the claim's id (checked on resume) and its time.
 std::string encode_evidence(const std::string& id, const Evidence& e, double seconds) {
+  const auto& [printed, exact, controls, relevance, note] = e;
   ByteWriter w;
   w.str(id);
-  put_test(w, e.printed);
-  w.boolean(e.exact.has_value());
-  if (e.exact) put_test(w, *e.exact);
-  w.u64(e.controls.size());
-  for (const auto& c : e.controls) put_test(w, c);
-  w.f64(e.relevance), w.str(e.note), w.f64(seconds);
+  put_test(w, printed);
+  w.boolean(exact.has_value());
+  if (exact) put_test(w, *exact);
+  w.u64(controls.size());
+  for (const auto& c : controls) put_test(w, c);
+  w.f64(relevance), w.str(note), w.f64(seconds);
   return w.take();
 }
 
@@ -147,11 +153,12 @@ Evidence decode_evidence(const std::string& payload, const std::string& id, doub
     throw InputError(where, 0, "journal", fmt::format("unit {} is the claim '{}', but this run's unit {} is '{}'; rerun "
                                                       "without --resume", unit, printable(got), unit, id));
   Evidence e;
-  e.printed = get_test(r);
-  if (r.boolean()) e.exact = get_test(r);
-  e.controls.resize(r.u64());
-  for (auto& c : e.controls) c = get_test(r);
-  e.relevance = r.f64(), e.note = r.str(), seconds = r.f64();
+  auto& [printed, exact, controls, relevance, note] = e;
+  printed = get_test(r);
+  if (r.boolean()) exact = get_test(r);
+  controls.resize(r.u64());
+  for (auto& c : controls) c = get_test(r);
+  relevance = r.f64(), note = r.str(), seconds = r.f64();
   return e;
 }
 
