@@ -1,0 +1,214 @@
+// The top-k MoE trainer on the device (issue 18 item 3 "W4"): the CUDA executor of
+// lib/moelab/moe/detail/moe_layer_driver.hpp. Every elementwise or per-sample step is one launch of
+// for_each_kernel running a functor of moe_layer_hd.hpp (the code the CPU emulation test runs in a
+// loop); GEMMs are cuBLAS (cublasGemmEx, one per active expert and layer, column blocks of the
+// grouped layout); the grouping is CUB's stable radix sort of (expert, slot) pairs. One stream (the
+// default), no host synchronisation inside a step except the group sizes (2 x m ints per forward),
+// which size the per-expert GEMMs.
+// Status: compiled in every CUDA build; exercised only where a device exists (tests/gpu/moe_gpu_main.cpp).
+#include "moe_layer.cuh"
+
+#include <cublas_v2.h>
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "device_memory.cuh"
+
+#include "moelab/moe/detail/moe_layer_driver.hpp"
+
+namespace moelab::cuda {
+namespace {
+
+const char* cublas_name(cublasStatus_t s) {
+  switch (s) {
+    case CUBLAS_STATUS_SUCCESS: return "CUBLAS_STATUS_SUCCESS";
+    case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
+    case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
+    case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
+    case CUBLAS_STATUS_ARCH_MISMATCH: return "CUBLAS_STATUS_ARCH_MISMATCH";
+    case CUBLAS_STATUS_MAPPING_ERROR: return "CUBLAS_STATUS_MAPPING_ERROR";
+    case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
+    case CUBLAS_STATUS_INTERNAL_ERROR: return "CUBLAS_STATUS_INTERNAL_ERROR";
+    case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
+    default: return "CUBLAS_STATUS_(other)";
+  }
+}
+
+void check_cublas(cublasStatus_t status, const char* what) {
+  if (status != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string("moelab::cuda: ") + what + ": " + cublas_name(status));
+}
+
+template <class F>
+__global__ void for_each_kernel(std::int64_t n, F f) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < n; e += stride) f(e);
+}
+
+/// The CUDA executor (moe_layer_driver.hpp's interface).
+class DeviceExec {
+ public:
+  template <class T>
+  using Buffer = DeviceBuffer<T>;
+
+  explicit DeviceExec(bool tf32) : tf32_(tf32) {
+    check_cublas(cublasCreate(&handle_), "cublasCreate");
+    // Default math: CUBLAS_COMPUTE_32F stays full float32 (no TF32 unless asked for by compute type).
+    check_cublas(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+  }
+  ~DeviceExec() { cublasDestroy(handle_); }
+  DeviceExec(const DeviceExec&) = delete;
+  DeviceExec& operator=(const DeviceExec&) = delete;
+
+  template <class F>
+  void for_each(std::int64_t n, const F& f) {
+    if (n <= 0) return;
+    constexpr int kThreads = 256;
+    const std::int64_t blocks = std::min<std::int64_t>((n + kThreads - 1) / kThreads, std::int64_t{1} << 20);
+    for_each_kernel<<<static_cast<unsigned>(blocks), kThreads>>>(n, f);
+    check(cudaGetLastError(), "MoE step kernel launch");
+  }
+
+  template <class S>
+  void gemm(bool ta, bool tb, int m, int n, int k, const S* A, int lda, const S* B, int ldb, S* C, int ldc) {
+    const S one = 1, zero = 0;
+    constexpr bool dbl = sizeof(S) == 8;
+    const cudaDataType_t type = dbl ? CUDA_R_64F : CUDA_R_32F;
+    const cublasComputeType_t compute = dbl ? CUBLAS_COMPUTE_64F : (tf32_ ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F);
+    check_cublas(cublasGemmEx(handle_, ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb ? CUBLAS_OP_T : CUBLAS_OP_N, m, n, k, &one, A, type, lda, B, type,
+                              ldb, &zero, C, type, ldc, compute, CUBLAS_GEMM_DEFAULT),
+                 "cublasGemmEx (MoE layer)");
+  }
+
+  template <class T>
+  void zero(T* p, std::int64_t n) {
+    if (n > 0) check(cudaMemsetAsync(p, 0, static_cast<std::size_t>(n) * sizeof(T)), "cudaMemsetAsync");
+  }
+
+  void sort_pairs(const int* keys, int* keys_out, const int* vals, int* vals_out, std::int64_t n, int end_bit) {
+    if (n <= 0) return;
+    if (n > (std::int64_t{1} << 31) - 1) throw std::invalid_argument("moelab::cuda: MoE layer: more than 2^31 - 1 slots in one batch");
+    std::size_t bytes = 0;
+    check(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, keys_out, vals, vals_out, static_cast<int>(n), 0, end_bit), "CUB sort (size)");
+    temp_.resize(bytes);
+    check(cub::DeviceRadixSort::SortPairs(temp_.get(), bytes, keys, keys_out, vals, vals_out, static_cast<int>(n), 0, end_bit), "CUB sort");
+  }
+
+  template <class T>
+  void upload(T* dst, const T* host, std::int64_t n) {
+    if (n > 0) check(cudaMemcpy(dst, host, static_cast<std::size_t>(n) * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy host->device (MoE)");
+  }
+  template <class T>
+  void download(T* host, const T* src, std::int64_t n) {
+    if (n > 0) check(cudaMemcpy(host, src, static_cast<std::size_t>(n) * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy device->host (MoE)");
+  }
+
+ private:
+  bool tf32_;
+  cublasHandle_t handle_ = nullptr;
+  DeviceBuffer<unsigned char> temp_;
+};
+
+}  // namespace
+
+template <class S>
+struct MoeDeviceTrainer<S>::State {
+  State(const moe::hd::LayerDims& t, const moe::hd::LayerDims& s, bool tf32) : ex(tf32), core(ex, t, s), teacher(t), student(s) {}
+  DeviceExec ex;
+  moe::hd::TrainerCore<S, DeviceExec> core;
+  moe::hd::LayerDims teacher, student;
+};
+
+template <class S>
+MoeDeviceTrainer<S>::MoeDeviceTrainer(const moe::hd::LayerDims& teacher, const moe::hd::LayerDims& student, bool tf32)
+    : s_(std::make_unique<State>(teacher, student, tf32)) {}
+
+template <class S>
+MoeDeviceTrainer<S>::~MoeDeviceTrainer() = default;
+
+template <class S>
+void MoeDeviceTrainer<S>::upload(const S* teacher_params, const S* student_params) {
+  s_->ex.upload(s_->core.teacher_params(), teacher_params, s_->teacher.total);
+  s_->ex.upload(s_->core.student_params(), student_params, s_->student.total);
+  s_->ex.zero(s_->core.adam_m(), s_->student.total);
+  s_->ex.zero(s_->core.adam_v(), s_->student.total);
+}
+
+template <class S>
+void MoeDeviceTrainer<S>::make_test_set(std::uint64_t data_seed, std::int64_t n, std::int64_t chunk, S* host_targets) {
+  s_->core.make_test_set(data_seed, n, chunk);
+  if (host_targets != nullptr) s_->ex.download(host_targets, s_->core.test_targets(), static_cast<std::int64_t>(s_->teacher.d_out) * n);
+}
+
+template <class S>
+void MoeDeviceTrainer<S>::reserve_losses(std::int64_t steps) {
+  s_->core.reserve_losses(steps);
+}
+
+template <class S>
+void MoeDeviceTrainer<S>::step(std::uint64_t data_seed, std::int64_t step, std::int64_t batch, const moe::hd::AdamWScalars<S>& a) {
+  s_->core.step(data_seed, step, batch, a);
+}
+
+template <class S>
+void MoeDeviceTrainer<S>::download_losses(double* host, std::int64_t first, std::int64_t count) {
+  s_->ex.download(host, s_->core.losses() + first, count);
+}
+
+template <class S>
+void MoeDeviceTrainer<S>::download_student(S* params, S* m, S* v) {
+  const std::int64_t P = s_->student.total;
+  if (params) s_->ex.download(params, s_->core.student_params(), P);
+  if (m) s_->ex.download(m, s_->core.adam_m(), P);
+  if (v) s_->ex.download(v, s_->core.adam_v(), P);
+}
+
+template <class S>
+void MoeDeviceTrainer<S>::download_gradient(S* grad) {
+  s_->ex.download(grad, s_->core.last_gradient(), s_->student.total);
+}
+
+template <class S>
+double MoeDeviceTrainer<S>::test_mse() {
+  return s_->core.test_mse();
+}
+
+template <class S>
+void MoeDeviceTrainer<S>::synchronize() {
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (MoE trainer)");
+}
+
+template <class S>
+double moe_device_loss_and_gradient(const moe::hd::LayerDims& L, const S* theta, const S* X, const S* T, const int* oracle, std::int64_t n,
+                                    bool tf32, S* Y, S* grad) {
+  DeviceExec ex(tf32);
+  DeviceBuffer<S> dtheta(static_cast<std::size_t>(L.total)), dX(static_cast<std::size_t>(L.d * n)), dT(static_cast<std::size_t>(L.d_out * n)),
+      dY(static_cast<std::size_t>(L.d_out * n)), ddY(static_cast<std::size_t>(L.d_out * n)), dgrad(static_cast<std::size_t>(L.total));
+  DeviceBuffer<int> dor(static_cast<std::size_t>(n));
+  DeviceBuffer<double> cols(static_cast<std::size_t>(n)), loss(1);
+  ex.upload(dtheta.get(), theta, L.total);
+  ex.upload(dX.get(), X, L.d * n);
+  ex.upload(dT.get(), T, L.d_out * n);
+  if (oracle) ex.upload(dor.get(), oracle, n);
+  moe::hd::LayerRunner<S, DeviceExec> layer(ex, L);
+  layer.forward(dtheta.get(), dX.get(), oracle ? dor.get() : nullptr, n, dY.get());
+  moe::hd::mse_on<S>(ex, dY.get(), dT.get(), L.d_out, n, ddY.get(), cols.get(), loss.get());
+  layer.backward(dtheta.get(), ddY.get(), dgrad.get());
+  double h = 0.0;
+  ex.download(&h, loss.get(), 1);
+  ex.download(Y, dY.get(), L.d_out * n);
+  ex.download(grad, dgrad.get(), L.total);
+  return h;
+}
+
+template class MoeDeviceTrainer<float>;
+template class MoeDeviceTrainer<double>;
+template double moe_device_loss_and_gradient<float>(const moe::hd::LayerDims&, const float*, const float*, const float*, const int*,
+                                                    std::int64_t, bool, float*, float*);
+template double moe_device_loss_and_gradient<double>(const moe::hd::LayerDims&, const double*, const double*, const double*, const int*,
+                                                     std::int64_t, bool, double*, double*);
+
+}  // namespace moelab::cuda
