@@ -2,6 +2,7 @@
 
 #include <mutex>
 #include <string>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -46,6 +47,52 @@ const char* backend_name() {
 #else
   return "eigen";
 #endif
+}
+
+namespace {
+
+template <class S>
+void gemm_impl(bool trans_a, bool trans_b, Eigen::Index m, Eigen::Index n, Eigen::Index k, S alpha, const S* A, Eigen::Index lda,
+               const S* B, Eigen::Index ldb, S beta, S* C, Eigen::Index ldc) {
+  if (m == 0 || n == 0) return;
+#if defined(MOELAB_HAVE_BLAS)
+  init_blas();
+  if (k == 0) {  // BLAS leaves C untouched only when beta = 1; scale it here
+    for (Eigen::Index j = 0; j < n; ++j)
+      for (Eigen::Index i = 0; i < m; ++i) C[i + j * ldc] = beta == S(0) ? S(0) : beta * C[i + j * ldc];
+    return;
+  }
+  const auto ta = trans_a ? CblasTrans : CblasNoTrans, tb = trans_b ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<S, float>)
+    cblas_sgemm(CblasColMajor, ta, tb, as_int(m), as_int(n), as_int(k), alpha, A, as_int(lda), B, as_int(ldb), beta, C, as_int(ldc));
+  else
+    cblas_dgemm(CblasColMajor, ta, tb, as_int(m), as_int(n), as_int(k), alpha, A, as_int(lda), B, as_int(ldb), beta, C, as_int(ldc));
+#else
+  using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
+  using Stride = Eigen::OuterStride<>;
+  const Eigen::Map<const Mat, 0, Stride> a(A, trans_a ? k : m, trans_a ? m : k, Stride(lda));
+  const Eigen::Map<const Mat, 0, Stride> b(B, trans_b ? n : k, trans_b ? k : n, Stride(ldb));
+  Eigen::Map<Mat, 0, Stride> c(C, m, n, Stride(ldc));
+  Mat prod(m, n);
+  if (trans_a && trans_b) prod.noalias() = a.transpose() * b.transpose();
+  else if (trans_a) prod.noalias() = a.transpose() * b;
+  else if (trans_b) prod.noalias() = a * b.transpose();
+  else prod.noalias() = a * b;
+  if (beta == S(0)) c = alpha * prod;
+  else c = alpha * prod + beta * c;
+#endif
+}
+
+}  // namespace
+
+void gemm(bool trans_a, bool trans_b, Eigen::Index m, Eigen::Index n, Eigen::Index k, float alpha, const float* A, Eigen::Index lda,
+          const float* B, Eigen::Index ldb, float beta, float* C, Eigen::Index ldc) {
+  gemm_impl(trans_a, trans_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void gemm(bool trans_a, bool trans_b, Eigen::Index m, Eigen::Index n, Eigen::Index k, double alpha, const double* A, Eigen::Index lda,
+          const double* B, Eigen::Index ldb, double beta, double* C, Eigen::Index ldc) {
+  gemm_impl(trans_a, trans_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 void gram_lower(const Eigen::Ref<const Eigen::MatrixXd>& X, bool transpose, Eigen::MatrixXd& G) {

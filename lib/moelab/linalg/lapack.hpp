@@ -1,5 +1,5 @@
 // The few large dense kernels where an optimised BLAS/LAPACK beats Eigen: Gram matrices (syrk),
-// Cholesky (potrf/potrs) and eigenvalues only of symmetric dense (syevd) and symmetric band (sbevd)
+// general products (gemm: the trained MoE's per-expert layers), Cholesky (potrf/potrs) and eigenvalues only of symmetric dense (syevd) and symmetric band (sbevd)
 // matrices. With MOELAB_HAVE_BLAS (CMake MOELAB_BLAS, OpenBLAS + LAPACKE) they call LAPACK; without
 // it the same functions use Eigen, so every caller compiles and runs either way.
 //
@@ -16,6 +16,14 @@ namespace moelab::lapack {
 bool available();
 /// "openblas <version> (<core>)" or "eigen".
 const char* backend_name();
+
+/// C = alpha op(A) op(B) + beta C, column-major, op(A) m x k, op(B) k x n, op = transpose when the
+/// flag is set (BLAS sgemm / dgemm, single-threaded as above; Eigen's product without BLAS). For a
+/// given shape the summation order is fixed, so equal inputs give equal bytes on any thread.
+void gemm(bool trans_a, bool trans_b, Eigen::Index m, Eigen::Index n, Eigen::Index k, float alpha, const float* A,
+          Eigen::Index lda, const float* B, Eigen::Index ldb, float beta, float* C, Eigen::Index ldc);
+void gemm(bool trans_a, bool trans_b, Eigen::Index m, Eigen::Index n, Eigen::Index k, double alpha, const double* A,
+          Eigen::Index lda, const double* B, Eigen::Index ldb, double beta, double* C, Eigen::Index ldc);
 
 /// Lower triangle of X'X (transpose = true, p x p for X n x p) or of XX' (transpose = false, n x n)
 /// into G (resized; the strict upper triangle is left unspecified). BLAS dsyrk.
