@@ -23,6 +23,13 @@ TestResult upper_bound_test(std::string form, const Welford& w, double bound) {
   return r;
 }
 
+TestResult lower_bound_test(std::string form, const Welford& w, double bound) {
+  TestResult t = upper_bound_test(std::move(form), w.scaled(-1.0), -bound);
+  t.estimate = -t.estimate;
+  t.reference = bound;
+  return t;
+}
+
 TestResult z_equality_test(std::string form, double estimate, double std_error, double reference,
                            std::int64_t samples) {
   const double z = std_error > 0 ? (estimate - reference) / std_error : (estimate == reference ? 0.0 : INFINITY);

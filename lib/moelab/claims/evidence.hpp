@@ -1,7 +1,8 @@
 // The evidence toolkit: one policy for turning Monte-Carlo summaries and exact checks into tests,
 // controls and power statements (DESIGN.md, "Verdicts must be statistically honest").
 //   equality            equality_test / z_equality_test, or equality_evidence (test + control + power)
-//   one-sided           upper_bound_test (H0: E X <= bound), upper_bound_evidence
+//   one-sided           upper_bound_test (H0: E X <= bound), lower_bound_test (H0: E X >= bound),
+//                       upper_bound_evidence
 //   asymptotic          intercept_test with an explicit FiniteSizeModel, extrapolation_evidence
 //   exhaustive          exhaustive_test (every case enumerated; p = 0 on a counterexample)
 //   deterministic       deterministic_test
@@ -26,6 +27,9 @@ namespace moelab::claims {
 TestResult equality_test(std::string form, const Welford& w, double reference);
 /// One-sided test of H0: E[X] <= bound (rejected when the mean is significantly above the bound).
 TestResult upper_bound_test(std::string form, const Welford& w, double bound);
+/// One-sided test of H0: E[X] >= bound (rejected when the mean is significantly below the bound):
+/// the t test of upper_bound_test on -X, reported with X's mean and the bound (Student t, n - 1 dof).
+TestResult lower_bound_test(std::string form, const Welford& w, double bound);
 /// z test of an estimate with known standard error against a reference (two-sided).
 TestResult z_equality_test(std::string form, double estimate, double std_error, double reference,
                            std::int64_t samples);

@@ -28,14 +28,6 @@ namespace {
 
 using claims::TestResult;
 
-/// One-sided test of H0: E X >= bound (rejected when the mean is significantly below the bound).
-TestResult lower_bound_test(std::string form, const Welford& w, double bound) {
-  TestResult t = claims::upper_bound_test(std::move(form), w.scaled(-1.0), -bound);
-  t.estimate = -t.estimate;
-  t.reference = bound;
-  return t;
-}
-
 /// The floor that "bounded away from 0" is tested against, in normalized test MSE: a quarter of
 /// the smallest separated value of the paper's Fig. 2 (0.16-0.23 for coarser students, ~0 at
 /// matching granularity).
@@ -86,7 +78,7 @@ claims::Evidence check_trained_separation(const claims::CheckBudget& b, const Rn
   }
   const std::string cn = coarse.student.name(), mn = matching.student.name(), tn = coarse.teacher.name();
   const TestResult sub[2] = {
-      lower_bound_test(fmt::format("coarse student {} (k' = {} < k = {}): mean normalized test MSE >= {}", cn,
+      claims::lower_bound_test(fmt::format("coarse student {} (k' = {} < k = {}): mean normalized test MSE >= {}", cn,
                                    coarse.student.k, coarse.teacher.k, kFloor),
                        wc, kFloor),
       claims::upper_bound_test(fmt::format("matching student {} (k' = k): mean normalized test MSE <= {}", mn, kFloor), wm,
@@ -108,7 +100,7 @@ claims::Evidence check_trained_separation(const claims::CheckBudget& b, const Rn
   e.printed.one_sided = true;
   // Control: the separation form applied to a student of EQUAL granularity (the matching student
   // 8e4a) must be rejected: its error is not bounded below by the floor.
-  e.control(lower_bound_test(fmt::format("separation form on the equal-granularity student {}: mean error >= {}", mn, kFloor),
+  e.control(claims::lower_bound_test(fmt::format("separation form on the equal-granularity student {}: mean error >= {}", mn, kFloor),
                              wm, kFloor));
   e.relevance = kRelevance;
   std::string lr_text;
