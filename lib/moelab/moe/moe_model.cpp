@@ -10,6 +10,7 @@
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/error.hpp"
 #include "moelab/core/parallel.hpp"
+#include "moelab/linalg/lapack.hpp"
 
 namespace moelab::moe {
 
@@ -117,6 +118,20 @@ namespace {
 /// took 58 s in parallel and 0.01 s serial), else a plain loop. Either way each index writes only
 /// its own outputs, so the results do not depend on the choice.
 constexpr double kParallelFlops = 4e6;
+
+/// c = op(a) op(b) for Eigen matrices or maps with column-major storage (c sized by the caller):
+/// one single-threaded BLAS sgemm / dgemm (lapack::gemm; Eigen's product in a build without BLAS).
+/// OpenBLAS's sgemm ran the training step's shapes (80 x 256 by 256 x 1024) at 2.5x Eigen's rate on
+/// this machine (bench/RESULTS.md, moe). A call's summation order depends only on the shapes, so the
+/// bytes do not depend on which thread runs it.
+template <class A, class B, class C>
+void gemm(const A& a, bool ta, const B& b, bool tb, C& c) {
+  const Eigen::Index m = ta ? a.cols() : a.rows(), k = ta ? a.rows() : a.cols(), n = tb ? b.rows() : b.cols();
+  MOELAB_EXPECT(c.rows() == m && c.cols() == n && (tb ? b.cols() : b.rows()) == k, "gemm: sizes do not match");
+  using S = typename C::Scalar;
+  lapack::gemm(ta, tb, m, n, k, S(1), a.data(), std::max<Eigen::Index>(1, a.outerStride()), b.data(),
+               std::max<Eigen::Index>(1, b.outerStride()), S(0), c.data(), std::max<Eigen::Index>(1, c.outerStride()));
+}
 void for_each_index(std::size_t n, double flops, const std::function<void(std::size_t)>& body) {
   if (flops >= kParallelFlops && n > 1 && num_threads() > 1) {
     parallel_for(n, body);
@@ -146,7 +161,8 @@ void route(const MoeModel<S>& model, const typename MoeModel<S>::Mat& X, const s
     for (int i = 0; i < n; ++i) c.slot_expert[static_cast<std::size_t>(i)] = 0, c.slot_weight[static_cast<std::size_t>(i)] = S(1);
   } else {
     // Router logits: one GEMM (single-threaded: the same summation order for any thread count).
-    c.logits.noalias() = model.router_w(model.params()) * X;
+    c.logits.resize(m, n);
+    gemm(model.router_w(model.params()), false, X, false, c.logits);
     if (s.router_bias) c.logits.colwise() += model.router_b(model.params());
     for_each_index(static_cast<std::size_t>((n + 255) / 256), 4.0 * n * m, [&](std::size_t chunk) {
       std::vector<int> idx(static_cast<std::size_t>(m));
@@ -191,6 +207,7 @@ void forward(const MoeModel<S>& model, const typename MoeModel<S>::Mat& X, const
   c.x.resize(static_cast<std::size_t>(s.m));
   c.pre.resize(static_cast<std::size_t>(s.m));
   c.out.resize(static_cast<std::size_t>(s.m));
+  c.act.resize(static_cast<std::size_t>(s.m));
   const auto& theta = model.params();
   const double expert_flops = 2.0 * n * k * static_cast<double>(model.layout().expert_size);
   for_each_index(static_cast<std::size_t>(s.m), expert_flops, [&](std::size_t je) {
@@ -203,12 +220,17 @@ void forward(const MoeModel<S>& model, const typename MoeModel<S>::Mat& X, const
     Mat& out = c.out[je];
     if (s.expert == ExpertKind::mlp) {
       Mat& pre = c.pre[je];
-      pre.noalias() = model.w1(theta, j) * xj;
+      Mat& act = c.act[je];
+      pre.resize(s.w, nj);
+      gemm(model.w1(theta, j), false, xj, false, pre);
       if (s.expert_bias) pre.colwise() += model.b1(theta, j);
-      out.noalias() = model.w2(theta, j) * pre.cwiseMax(S(0));
+      act = pre.cwiseMax(S(0));
+      out.resize(s.d_out, nj);
+      gemm(model.w2(theta, j), false, act, false, out);
       if (s.expert_bias) out.colwise() += model.b2(theta, j);
     } else {
-      out.noalias() = model.w1(theta, j) * xj;
+      out.resize(s.d_out, nj);
+      gemm(model.w1(theta, j), false, xj, false, out);
       if (s.expert_bias) out.colwise() += model.b1(theta, j);
     }
   });
@@ -259,14 +281,18 @@ void backward(const MoeModel<S>& model, const ForwardCache<S>& c, const typename
     }
     if (s.expert == ExpertKind::mlp) {
       const Mat& pre = c.pre[je];
-      model.w2(grad, j).noalias() = dout * pre.cwiseMax(S(0)).transpose();
+      auto gw2 = model.w2(grad, j);
+      gemm(dout, false, c.act[je], true, gw2);
       if (s.expert_bias) model.b2(grad, j) = dout.rowwise().sum();
-      Mat dpre = model.w2(theta, j).transpose() * dout;
+      Mat dpre(s.w, nj);
+      gemm(model.w2(theta, j), true, dout, false, dpre);
       dpre = (pre.array() > S(0)).select(dpre, S(0));
-      model.w1(grad, j).noalias() = dpre * c.x[je].transpose();
+      auto gw1 = model.w1(grad, j);
+      gemm(dpre, false, c.x[je], true, gw1);
       if (s.expert_bias) model.b1(grad, j) = dpre.rowwise().sum();
     } else {
-      model.w1(grad, j).noalias() = dout * c.x[je].transpose();
+      auto gw1 = model.w1(grad, j);
+      gemm(dout, false, c.x[je], true, gw1);
       if (s.expert_bias) model.b1(grad, j) = dout.rowwise().sum();
     }
   });
@@ -279,7 +305,8 @@ void backward(const MoeModel<S>& model, const ForwardCache<S>& c, const typename
     for (int r = 0; r < k; ++r) mean += c.slot_weight[base + r] * dg[base + r];
     for (int r = 0; r < k; ++r) dlogits(c.slot_expert[base + r], i) = c.slot_weight[base + r] * (dg[base + r] - mean);
   }
-  model.router_w(grad).noalias() = dlogits * c.input.transpose();
+  auto grw = model.router_w(grad);
+  gemm(dlogits, false, c.input, true, grw);
   if (s.router_bias) model.router_b(grad) = dlogits.rowwise().sum();
 }
 

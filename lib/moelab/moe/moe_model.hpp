@@ -154,6 +154,7 @@ struct ForwardCache {
   std::vector<std::vector<int>> members; // per expert: the slots (i * k + s) routed to it, in input order
   std::vector<Mat> x;                    // per expert: gathered inputs (d x n_j)
   std::vector<Mat> pre;                  // per expert: pre-activations W1 x + b1 (w x n_j; MLP only)
+  std::vector<Mat> act;                  // per expert: relu(pre) (w x n_j; MLP only)
   std::vector<Mat> out;                  // per expert: expert outputs E_j(x) (d_out x n_j)
 };
 

@@ -10,6 +10,7 @@
 
 #include "moelab/core/stats.hpp"
 #include "moelab/noisy/bayes.hpp"
+#include "moelab/noisy/excess_cuda.hpp"
 #include "moelab/noisy/excess_fit.hpp"
 #include "moelab/noisy/model_params.hpp"
 #include "moelab/noisy/risk.hpp"
@@ -161,8 +162,13 @@ struct ExcessPoint {
 };
 
 ExcessPoint prepare_excess(const PointParams& p) {
-  return {parse_model(p.view()), p.small("params.n"),
-          p.text("params.allocation") == "balanced" ? Allocation::balanced : Allocation::multinomial};
+  ExcessPoint pt{parse_model(p.view()), p.small("params.n"),
+                 p.text("params.allocation") == "balanced" ? Allocation::balanced : Allocation::multinomial};
+  // The device path draws a trial's n d normals from one Philox stream with a 32-bit block counter.
+  if (p.backend() == Backend::cuda && static_cast<double>(pt.n) * pt.model.d() >= 8589934592.0)
+    p.fail("params.n", fmt::format("n d = {} >= 2^33: too many normals per trial for the CUDA path; run with --backend cpu",
+                                   static_cast<double>(pt.n) * pt.model.d()));
+  return pt;
 }
 
 void reduce_excess(const ExcessPoint& pt, std::span<const ExcessTrial> trials, const RunContext& ctx, RowSink& rows) {
@@ -245,6 +251,24 @@ StudyDef excess_study() {
         return excess_trial(pt.model, pt.n, pt.allocation, ctx.key.seed(), static_cast<std::uint64_t>(t));
       },
       reduce_excess);
+  // --backend cuda (experimental, docs/gpu.md "W1 noisy sweep"): the point's trials run in batches on
+  // the device (excess_cuda.hpp) from the same addresses (seed, trial) and are reduced by the same
+  // reduce_excess; the CPU path is untouched.
+  def.cuda = CudaPath::experimental;
+  def.run = [cpu = def.run](const std::any& a, const RunContext& ctx, RowSink& rows) {
+    if (ctx.backend != Backend::cuda) return cpu(a, ctx, rows);
+    const auto& pt = std::any_cast<const ExcessPoint&>(a);
+    const auto results = excess_trials_cuda(pt.model, pt.n, pt.allocation, ctx.key.seed(), 0, ctx.trials);
+    ctx.advance(results.size());
+    reduce_excess(pt, results, ctx, rows);
+  };
+  def.trial_block = [cpu = def.trial_block](const std::any& a, const RunContext& ctx, std::int64_t begin, std::int64_t end) {
+    if (ctx.backend != Backend::cuda) return cpu(a, ctx, begin, end);
+    const auto& pt = std::any_cast<const ExcessPoint&>(a);
+    const auto results = excess_trials_cuda(pt.model, pt.n, pt.allocation, ctx.key.seed(), static_cast<std::uint64_t>(begin), end - begin);
+    ctx.advance(results.size());
+    return std::string(reinterpret_cast<const char*>(results.data()), results.size() * sizeof(ExcessTrial));
+  };
   // Per running trial a training set and its min-norm solves (training_set_bytes); a trial costs the
   // dense Gram (n d min(n, d)), its Cholesky (min(n, d)^3 / 3) and the per-expert solves (smaller).
   set_cost<ExcessPoint>(def, [](const ExcessPoint& pt, std::int64_t trials) {
