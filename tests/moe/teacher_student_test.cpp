@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "moelab/core/distributions.hpp"
 #include "moelab/core/error.hpp"
 #include "moelab/core/parallel.hpp"
 #include "moelab/moe/teacher_student.hpp"
@@ -173,4 +174,25 @@ TEST_CASE("the student learns: the normalized test MSE falls well below its init
   // learn (the best constant predictor, 0, has normalized MSE 1).
   CHECK(after < 0.3);
   CHECK(before > 1.0);
+}
+
+TEST_CASE("training inputs: draw j is RandomStream::normal(j) rounded, for any thread count and chunking", "[moe][determinism]") {
+  // 40 x 3000 = 120000 draws: above the serial threshold (2^16), so 2 threads split it into chunks
+  // of 2^15 (the last one partial, starting at an even and an odd column boundary alike).
+  const RandomStream rs(17, StreamTag::moe_train_data, 5);
+  for (const int n : {3000, 7}) {
+    set_num_threads(1);
+    const auto a = gaussian_inputs<float>(40, n, 17, StreamTag::moe_train_data, 5);
+    set_num_threads(2);
+    const auto b = gaussian_inputs<float>(40, n, 17, StreamTag::moe_train_data, 5);
+    const auto c = gaussian_inputs<double>(40, n, 17, StreamTag::moe_train_data, 5);
+    set_num_threads(0);
+    REQUIRE(a.size() == b.size());
+    CHECK(std::equal(a.data(), a.data() + a.size(), b.data()));
+    for (Eigen::Index j = 0; j < c.size(); ++j) {
+      const double z = rs.normal(static_cast<std::uint64_t>(j));
+      REQUIRE(c.data()[j] == z);
+      REQUIRE(a.data()[j] == static_cast<float>(z));
+    }
+  }
 }
