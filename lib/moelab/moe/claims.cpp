@@ -131,6 +131,8 @@ claims::Evidence check_trained_separation(const claims::CheckBudget& b, const Rn
 // claims_noisy_b3.cpp: the noisy paper's trained-model experiments.
 claims::Evidence check_trained_linear_thm3(const claims::CheckBudget& b, const RngKey& key);
 claims::Evidence check_trained_relu_robustness(const claims::CheckBudget& b, const RngKey& key);
+// claims_moefication.cpp: the noisy paper's Sec. 5 (MoEfication) on a synthetic network.
+claims::Evidence check_moefication_smaller_drop(const claims::CheckBudget& b, const RngKey& key);
 
 void register_claims(claims::Registry& r) {
   r.add({"moe.granularity.trained_separation", "granularity, Thm 3.1 and Fig. 2 (trained students)",
@@ -145,6 +147,10 @@ void register_claims(claims::Registry& r) {
          "At feature noise sigma = 0.1, a correctly routed MoE of two-layer ReLU experts loses less accuracy to the noise "
          "than the dense two-layer ReLU network of equal parameter count trained on the same data.",
          claims::ClaimKind::inequality, check_trained_relu_robustness});
+  r.add({"moe.moefication.smaller_drop", "noisy, Sec. 5 and Figs. 4-5 (MoEfication), on a synthetic network",
+         "Sparsely activated (MoEfied) models experience a smaller drop in accuracy at intermediate sparsity levels when "
+         "exposed to input noise compared to the dense model they were obtained from.",
+         claims::ClaimKind::inequality, check_moefication_smaller_drop});
 }
 
 }  // namespace moelab::moe

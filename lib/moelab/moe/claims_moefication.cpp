@@ -1,0 +1,78 @@
+// Claim on the noisy paper's MoEfication experiment (Sec. 5, Figs. 4, 5), checked on the synthetic
+// network of the study moe.moefication (moefication.hpp; scenarios/moe_moefication.toml), by the
+// study's own code (run_moefication_trial).
+//
+// moe.moefication.smaller_drop: the paper's Sec. 5 states (T5-base on SST-2, 96 experts) that
+//   "sparsely activated models experience a smaller drop in accuracy at intermediate sparsity levels
+//   when exposed to input noise compared to dense models". Checked at the intermediate sparsity s = 4
+//   of E = 8 experts (nearest-centroid routing, the study's default) and Gaussian input noise
+//   sigma = 0.5, paired over seeds (the same trained dense net, test inputs and noise for both):
+//   printed "dense drop - MoEfied drop >= 0" (H0 E X >= 0, claims::lower_bound_test); control: the
+//   nearest wrong statement "the MoEfied net is no more robust: dense drop - MoEfied drop <= 0" must
+//   be rejected. The paper's second sentence ("sparse models consistently outperform their dense
+//   counterparts under noisy conditions at these sparsity levels") is NOT claimed: on this network the
+//   MoEfied accuracy under noise stays below the dense one's at every sparsity (docs/moe.md); the
+//   note reports that paired gain so that the finding is visible in `check`.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "moelab/claims/claim.hpp"
+#include "moelab/claims/evidence.hpp"
+#include "moelab/core/parallel.hpp"
+#include "moelab/core/stats.hpp"
+#include "moelab/moe/moefication.hpp"
+
+namespace moelab::moe {
+
+namespace {
+// --quick: 4 seeds of 600 steps (~1 s of CPU), inconclusive by design: at 8 seeds of 800 steps (12 s on
+// the loaded machine) the paired gap was 0.024-0.034 +- 0.006-0.008 (suite seeds 1-3), a detectable
+// deviation of 0.05-0.07 against the relevance 0.02, and the control's p (4e-4 .. 1e-2) stayed above
+// the suite's level; deciding needs ~48 seeds (--full). 3 dof keep the control's t test far from the
+// suite's level (t > 20 needed), so the verdict does not move with the suite seed.
+constexpr std::int64_t kQuickSteps = 600, kQuickSeeds = 4, kFullSeeds = 48;
+}  // namespace
+
+claims::Evidence check_moefication_smaller_drop(const claims::CheckBudget& b, const RngKey& key) {
+  // The scenario's network (k = 4 blocks of 8, C = 4, H = 64, E = 8, centroid routing), trained for
+  // fewer steps at --quick (the drop gap is a property of the trained net's block structure, present
+  // from ~600 steps on: see the note's numbers), evaluated at sigma in {0, 0.5} and s = 4 only.
+  MoeficationSpec s;
+  s.task.blocks = 4, s.task.block_dim = 8, s.task.classes = 4, s.task.teacher_width = 16;
+  s.hidden = 64, s.experts = 8, s.active = {4}, s.sigmas = {0.0, 0.5};
+  s.router = MoefiedRouter::centroid;
+  s.steps = b.pick<std::int64_t>(kQuickSteps, 1500), s.batch = 256, s.lr = 1e-2;
+  s.calibration = 4096, s.test_size = b.pick<std::int64_t>(4096, 16384);
+  const std::int64_t seeds = b.pick<std::int64_t>(kQuickSeeds, kFullSeeds);
+  const auto runs = parallel_map<MoeficationRun>(static_cast<std::size_t>(seeds),
+                                                 [&](std::size_t t) { return run_moefication_trial(s, key, static_cast<std::int64_t>(t)); });
+  Welford gap, dense_drop, moe_drop, gain, dense_clean, moe_clean;
+  for (const auto& r : runs) {
+    const double dd = r.dense[0] - r.dense[1], md = r.moe[0] - r.moe[1];  // moe index: active level 0, sigma index
+    gap.add(dd - md), dense_drop.add(dd), moe_drop.add(md), gain.add(r.moe[1] - r.dense[1]);
+    dense_clean.add(r.dense[0]), moe_clean.add(r.moe[0]);
+  }
+  claims::Evidence e;
+  e.printed = claims::lower_bound_test(
+      "accuracy drop at sigma = 0.5, s = 4 of 8 experts: dense drop - MoEfied drop >= 0 (paired over seeds)", gap, 0.0);
+  e.control(claims::upper_bound_test("the MoEfied net is no more robust: dense drop - MoEfied drop <= 0", gap, 0.0));
+  // Relevance: 2 points of accuracy. The paper's evidence is the SST-2 development set (872
+  // sentences): the binomial standard error of one accuracy there is ~1.4 points at 80%, so drop
+  // differences below ~2 points are beneath what its figure can show.
+  e.relevance = 0.02;
+  e.note = fmt::format(
+      "k = 4 blocks of 8 (d = 32), C = 4, dense ReLU net H = 64 trained {} online AdamW steps of 256 on clean inputs, "
+      "MoEfied into E = 8 co-activation clusters, nearest-centroid routing to s = 4; {} test inputs, {} seeds. Clean "
+      "accuracy: dense {:.4f}, MoEfied {:.4f}. Drop at sigma = 0.5: dense {:.4f} +- {:.2g}, MoEfied {:.4f} +- {:.2g}; "
+      "paired gap {:.4f} +- {:.2g}. Not claimed (the paper's 'sparse models outperform dense under noise'): paired "
+      "accuracy gain of the MoEfied net at sigma = 0.5 is {:.4f} +- {:.2g} (negative: its smaller drop comes with a lower "
+      "clean accuracy).",
+      s.steps, s.test_size, seeds, dense_clean.mean(), moe_clean.mean(), dense_drop.mean(), dense_drop.standard_error(),
+      moe_drop.mean(), moe_drop.standard_error(), gap.mean(), gap.standard_error(), gain.mean(), gain.standard_error());
+  return e;
+}
+
+}  // namespace moelab::moe
