@@ -148,6 +148,12 @@ StudyDef teacher_student_study() {
   // batch (or of a 4096-sample evaluation chunk): per input k slots of d inputs, w pre-activations
   // and d outputs, kept for backward, and the m routing logits. A step costs ~6 flops per active
   // parameter per sample (forward and backward) plus the teacher's forward (2 per active parameter).
+  // The work is in the runner's unit (operations at 1e9 per second and thread): those flops run in
+  // OpenBLAS GEMMs at 13-31 GFLOP/s per thread (measured, CPU time of one training run of teacher
+  // 8e4a, student 8e4a with kw = d, k'w' = 1.25 d, batch 256: 12.8 GFLOP/s at d = 32, 21 at d = 64,
+  // 28 at d = 128, 31 at d = 256, test evaluations included), so the flop count is divided by
+  // kFlopsPerOp = 10: the estimate stays 1.3-3x above the measured time (it was 13-31x, ~7x with
+  // Eigen's GEMMs).
   set_cost<Point>(def, [](const Point& pt, std::int64_t trials) {
     const auto& sp = pt.spec;
     const double S = sp.precision == Precision::float64 ? 8.0 : 4.0, d = sp.teacher.d;
@@ -167,7 +173,8 @@ StudyDef teacher_student_study() {
     const double act_t = static_cast<double>(active_parameter_count(sp.teacher));
     const double act_s = static_cast<double>(active_parameter_count(sp.student));
     const double per_lr = steps * batch * (6.0 * act_s + 2.0 * act_t) + 4.0 * test * (act_s + act_t);
-    return StudyCost{running * one, static_cast<double>(trials) * lrs * per_lr};
+    constexpr double kFlopsPerOp = 10.0;
+    return StudyCost{running * one, static_cast<double>(trials) * lrs * per_lr / kFlopsPerOp};
   });
   return def;
 }
