@@ -5,8 +5,14 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
+
+// The host pass of every .cu unit must use the C++ units' instruction set (kernels/CMakeLists.txt).
+#if defined(MOELAB_HOST_ARCH_CHECK) && !defined(__CUDA_ARCH__) && !defined(__FMA__)
+#error "kernels: the .cu host pass lacks the C++ units' -march flags (MOELAB_ARCH_FLAGS): MOELAB_HD host code would differ"
+#endif
 
 namespace moelab::cuda {
 
@@ -20,15 +26,25 @@ class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   explicit DeviceBuffer(std::size_t n) { resize(n); }
-  ~DeviceBuffer() { cudaFree(ptr_); }
+  /// A destructor cannot throw: a failed cudaFree (a sticky error from an earlier fault, mostly) is
+  /// printed to stderr with the runtime's message, so it is not lost.
+  ~DeviceBuffer() {
+    if (ptr_ == nullptr) return;
+    const cudaError_t status = cudaFree(ptr_);
+    if (status != cudaSuccess) std::fprintf(stderr, "moelab::cuda: cudaFree in ~DeviceBuffer: %s\n", cudaGetErrorString(status));
+  }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   /// Reallocates (contents lost) when n exceeds the capacity. Always holds an allocation afterwards,
   /// even for n = 0 (a null pointer means "size query" to CUB's temporary-storage convention).
   void resize(std::size_t n) {
     if (ptr_ != nullptr && n <= capacity_) return;
-    cudaFree(ptr_);
-    ptr_ = nullptr;
+    if (ptr_ != nullptr) {
+      void* old = ptr_;
+      ptr_ = nullptr;
+      capacity_ = 0;
+      check(cudaFree(old), "cudaFree (growing a device buffer)");
+    }
     capacity_ = 0;
     const std::size_t alloc = n > 0 ? n : 1;
     check(cudaMalloc(reinterpret_cast<void**>(&ptr_), alloc * sizeof(T)), "cudaMalloc");

@@ -32,6 +32,14 @@ bool device_available() {
   return n > 0;
 }
 
+std::string kernel_image_error() {
+  cudaFuncAttributes attr{};
+  const cudaError_t status = cudaFuncGetAttributes(&attr, philox_normal_kernel);
+  if (status == cudaSuccess) return {};
+  (void)cudaGetLastError();
+  return std::string("cudaFuncGetAttributes(philox_normal_kernel): ") + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")";
+}
+
 void philox_normals_to_host(std::uint64_t seed, std::uint32_t tag, std::uint64_t trial, std::uint64_t first,
                             std::size_t count, double* host_out) {
   if (count == 0) return;
@@ -44,6 +52,7 @@ void philox_normals_to_host(std::uint64_t seed, std::uint32_t tag, std::uint64_t
   const int blocks = static_cast<int>(blocks_needed < 65535 ? blocks_needed : 65535);
   philox_normal_kernel<<<blocks, kThreads>>>(stream, first, count, out.get());
   check(cudaGetLastError(), "philox_normal_kernel launch");
+  check(cudaDeviceSynchronize(), "philox_normal_kernel execution");
   check(cudaMemcpy(host_out, out.get(), count * sizeof(double), cudaMemcpyDeviceToHost),
         "cudaMemcpy device->host");  // synchronous: also reports kernel execution errors
 }

@@ -8,12 +8,19 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace moelab::cuda {
 
 /// True when the CUDA runtime reports at least one device. Never throws: a missing driver or
 /// cudaGetDeviceCount failure means "no device".
 bool device_available();
+
+/// The kernel-image probe: cudaFuncGetAttributes on this file's kernel, which fails (e.g.
+/// cudaErrorNoKernelImageForDevice) when the build holds no image the current device can run. Empty
+/// when it succeeds; otherwise the CUDA error's name and text. Never throws. The GPU tests run it
+/// after the decision of core/backend.hpp (cuda_device_usability), so a wrong decision shows.
+std::string kernel_image_error();
 
 /// Fills host_out[0..count) with RandomStream(seed, StreamTag{tag}, trial).normal(first + j),
 /// j = 0..count-1, computed on the current CUDA device and copied back to the host.

@@ -1,18 +1,27 @@
 // Region-mass Monte-Carlo on the device (granularity paper, Eq. 2.1, Lemma 3.2): the CUDA sibling of
 // routing::Router::count. Per batch of B points, all on one stream with no host synchronisation on
 // the dense path:
-//   1. points_kernel   : Philox normals at the CPU's addresses (routing/point_routing.hpp), written
-//                        transposed (B x dim, column-major) so that consecutive threads touch
-//                        consecutive addresses; scaled to N(0, I/d) on the full Gaussian path;
-//   2. ball_kernel     : full path under Unif[B_d]: x = g / |g| * U^(1/d), one thread per point;
-//   3. cuBLAS          : scores St = Pt R' (DGEMM) or Zt L' (DTRMM, projected path), B x m;
-//   4. top_k_kernel    : one thread per point, the shared top_k_strided + rank_sorted, reading its
-//                        scores with stride B (coalesced across the warp); dense histograms are
-//                        counted right there with 64-bit atomics (the fused step);
-//   5. hashed regions  : ranks radix-sorted and run-length encoded by CUB, runs merged on the host.
+//   1. points_kernel   : raw Philox normals at the CPU's addresses (routing/point_routing.hpp),
+//                        written transposed (B x dim, column-major) so that consecutive threads touch
+//                        consecutive addresses. No scaling: a point's region depends on its scores
+//                        only through their order, and N(0, I/d) (x = g / sqrt(d)) and Unif[B_d]
+//                        (x = g U^(1/d) / |g|) are positive multiples of the same raw normals g, so
+//                        both laws give the raw normals' ranks (the pass that scaled them could not
+//                        change a rank and was dropped, issue 18; tests/routing/point_routing_test.cpp
+//                        checks on the CPU reference that ball and Gaussian ranks agree point by point);
+//   2. cuBLAS          : scores St = Pt R' (DGEMM) or Zt L' (DTRMM, projected path), B x m;
+//   3. top_k_kernel<K> : one thread per point, routing::top_k_rank_fixed<K> (K = top_k_capacity(k),
+//                        work arrays in registers), reading its scores with stride B (coalesced
+//                        across the warp); dense histograms are counted right there with 64-bit
+//                        atomics (the fused step);
+//   4. hashed regions  : ranks radix-sorted and run-length encoded by CUB per batch; the runs are
+//                        merged on the host by routing::RunMerger (point_routing.hpp), O(N log batches).
 // The cuBLAS handle and every buffer live in a RoutingDeviceContext that the caller keeps across
 // draws (routing::make_region_mass_sampler(Backend::cuda) holds one per sampler): a study point's
 // draws allocate once, not once per draw.
+// Errors: every launch is checked (cudaGetLastError); with MOELAB_CUDA_SYNC=1 in the environment, or
+// in a build without NDEBUG, every launch is also synchronised so that a fault is reported under the
+// kernel that caused it; otherwise the dense path synchronises once, named, before its histogram copy.
 // Status: compiled and linked in every CUDA build; exercised only where a device exists
 // (tests/gpu/routing_gpu_main.cpp). See docs/gpu.md for what has and has not been run on hardware.
 #include "routing_masses.cuh"
@@ -23,6 +32,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -54,7 +64,8 @@ namespace {
 
 void check_cublas(cublasStatus_t status, const char* what) {
   if (status != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(std::string("moelab::cuda: ") + what + ": cuBLAS status " + std::to_string(static_cast<int>(status)));
+    throw std::runtime_error(std::string("moelab::cuda: ") + what + ": " + cublasGetStatusName(status) + " (" +
+                             cublasGetStatusString(status) + ")");
 }
 
 }  // namespace
@@ -75,10 +86,9 @@ int blocks_for(std::uint64_t n) {
 
 static_assert(kMaxRoutingK == routing::kMaxDeviceTopK, "one limit on k for the device top-k");
 
-/// Pt[j * B + c] = coordinate j of point first + c (raw standard normal times `scale`). One thread per
-/// pair of coordinates (one Philox block, one Box-Muller); consecutive threads take consecutive points.
-__global__ void points_kernel(std::uint64_t seed, std::uint64_t draw, std::uint64_t first, int dim, std::uint64_t B,
-                              double scale, double* Pt) {
+/// Pt[j * B + c] = coordinate j of point first + c (raw standard normal). One thread per pair of
+/// coordinates (one Philox block, one Box-Muller); consecutive threads take consecutive points.
+__global__ void points_kernel(std::uint64_t seed, std::uint64_t draw, std::uint64_t first, int dim, std::uint64_t B, double* Pt) {
   const std::uint64_t pairs = static_cast<std::uint64_t>(dim + 1) / 2;
   const std::uint64_t total = B * pairs;
   const std::uint64_t step = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
@@ -87,37 +97,42 @@ __global__ void points_kernel(std::uint64_t seed, std::uint64_t draw, std::uint6
     const int b = static_cast<int>(e / B);
     double z0, z1;
     routing::point_normal_pair(seed, draw, dim, first + c, b, z0, z1);
-    Pt[static_cast<std::uint64_t>(2 * b) * B + c] = scale * z0;
-    if (2 * b + 1 < dim) Pt[static_cast<std::uint64_t>(2 * b + 1) * B + c] = scale * z1;
+    Pt[static_cast<std::uint64_t>(2 * b) * B + c] = z0;
+    if (2 * b + 1 < dim) Pt[static_cast<std::uint64_t>(2 * b + 1) * B + c] = z1;
   }
 }
 
-/// Unif[B_d] from the raw normals of each point: column c of Pt' scaled by U^(1/d) / |g|.
-__global__ void ball_kernel(std::uint64_t seed, std::uint64_t draw, std::uint64_t first, int dim, std::uint64_t B, double* Pt) {
-  const std::uint64_t step = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t c = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; c < B; c += step) {
-    const std::uint64_t i = first + c;
-    double ss = 0.0;
-    for (int j = 0; j < dim; ++j) ss += Pt[static_cast<std::uint64_t>(j) * B + c] * Pt[static_cast<std::uint64_t>(j) * B + c];
-    const double u = routing::point_stream(seed, draw, i).uniform(routing::point_uniform_index(dim, i));
-    const double f = pow(u, 1.0 / dim) / sqrt(ss);
-    for (int j = 0; j < dim; ++j) Pt[static_cast<std::uint64_t>(j) * B + c] *= f;
-  }
-}
-
-/// Top-k set and rank of each point's scores St[j * B + c], j < m. Writes ranks (when `ranks`) and/or
-/// counts them into the dense histogram `hist` (when non-null).
+/// Top-k set and rank of each point's scores St[j * B + c], j < m, with the work arrays of capacity
+/// K >= k in registers. Writes ranks (when `ranks`) and/or counts them into the dense histogram `hist`.
+template <int K>
 __global__ void top_k_kernel(const double* St, std::uint64_t B, int m, int k, const std::uint64_t* table,
                              std::uint64_t table_stride, std::uint64_t* ranks, unsigned long long* hist) {
-  int idx[kMaxRoutingK];
-  double val[kMaxRoutingK];
   const std::uint64_t step = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t c = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; c < B; c += step) {
-    routing::top_k_strided(St + c, static_cast<long>(B), m, k, idx, val);
-    const std::uint64_t r = routing::rank_sorted(idx, k, table, table_stride);
+    const std::uint64_t r = routing::top_k_rank_fixed<K>(St + c, static_cast<long>(B), m, k, table, table_stride);
     if (ranks) ranks[c] = r;
     if (hist) atomicAdd(hist + r, 1ull);
   }
+}
+
+/// True when every launch is to be synchronised (fault reported under its kernel): a build without
+/// NDEBUG, or MOELAB_CUDA_SYNC=1 in the environment. Read once.
+bool sync_each_launch() {
+#ifndef NDEBUG
+  return true;
+#else
+  static const bool on = [] {
+    const char* v = std::getenv("MOELAB_CUDA_SYNC");
+    return v != nullptr && std::string(v) == "1";
+  }();
+  return on;
+#endif
+}
+
+/// After a kernel launch: the launch error, and (sync_each_launch) its execution error, both named.
+void after_launch(const char* kernel) {
+  check(cudaGetLastError(), (std::string(kernel) + " launch").c_str());
+  if (sync_each_launch()) check(cudaDeviceSynchronize(), (std::string(kernel) + " execution").c_str());
 }
 
 void validate(const RoutingProblem& p) {
@@ -125,6 +140,9 @@ void validate(const RoutingProblem& p) {
   if (p.m < 2 || p.k < 1 || p.k >= p.m || p.k > kMaxRoutingK)
     throw std::invalid_argument("moelab::cuda routing: need 1 <= k < m and k <= " + std::to_string(kMaxRoutingK));
   if (p.dim < 1 || (p.projected && p.dim != p.m)) throw std::invalid_argument("moelab::cuda routing: bad score-matrix shape");
+  if (!routing::point_dim_supported(p.dim))
+    throw std::invalid_argument("moelab::cuda routing: dim = " + std::to_string(p.dim) + " exceeds " +
+                                std::to_string(routing::kMaxPointDim) + " (the 32-bit Philox block counter of a point stream would wrap)");
   if (p.table_stride < static_cast<std::size_t>(p.m) + 1) throw std::invalid_argument("moelab::cuda routing: rank table too narrow");
 }
 
@@ -169,14 +187,10 @@ class DeviceRouter {
     const int dim = p_.dim;
     s_.Pt.resize(B * static_cast<std::uint64_t>(dim));
     s_.St.resize(B * static_cast<std::uint64_t>(p_.m));
-    const bool gaussian_full = !p_.projected && !p_.ball;
-    const double scale = gaussian_full ? 1.0 / std::sqrt(static_cast<double>(dim)) : 1.0;
-    points_kernel<<<blocks_for(B * static_cast<std::uint64_t>((dim + 1) / 2)), kThreads>>>(p_.seed, p_.draw, first, dim, B, scale, s_.Pt.get());
-    check(cudaGetLastError(), "points_kernel launch");
-    if (!p_.projected && p_.ball) {
-      ball_kernel<<<blocks_for(B), kThreads>>>(p_.seed, p_.draw, first, dim, B, s_.Pt.get());
-      check(cudaGetLastError(), "ball_kernel launch");
-    }
+    // Raw normals for every law and path: ranks are invariant under the positive per-point scaling
+    // that makes N(0, I/d) or Unif[B_d] from them (file comment), so p_.ball needs no pass here.
+    points_kernel<<<blocks_for(B * static_cast<std::uint64_t>((dim + 1) / 2)), kThreads>>>(p_.seed, p_.draw, first, dim, B, s_.Pt.get());
+    after_launch("points_kernel");
     const double one = 1.0, zero = 0.0;
     const int b = static_cast<int>(B);
     if (p_.projected) {
@@ -193,36 +207,30 @@ class DeviceRouter {
   }
 
   void top_k(std::uint64_t B, std::uint64_t* ranks, unsigned long long* hist) {
-    top_k_kernel<<<blocks_for(B), kThreads>>>(s_.St.get(), B, p_.m, p_.k, s_.table.get(), p_.table_stride, ranks, hist);
-    check(cudaGetLastError(), "top_k_kernel launch");
+    switch (routing::top_k_capacity(p_.k)) {
+      case 1: launch_top_k<1>(B, ranks, hist); break;
+      case 2: launch_top_k<2>(B, ranks, hist); break;
+      case 4: launch_top_k<4>(B, ranks, hist); break;
+      case 8: launch_top_k<8>(B, ranks, hist); break;
+      case 16: launch_top_k<16>(B, ranks, hist); break;
+      default: launch_top_k<32>(B, ranks, hist); break;
+    }
+    after_launch("top_k_kernel");
   }
+
+ private:
+  template <int K>
+  void launch_top_k(std::uint64_t B, std::uint64_t* ranks, unsigned long long* hist) {
+    top_k_kernel<K><<<blocks_for(B), kThreads>>>(s_.St.get(), B, p_.m, p_.k, s_.table.get(), p_.table_stride, ranks, hist);
+  }
+
+ public:
 
  private:
   RoutingDeviceContext::State& s_;
   RoutingProblem p_;
   std::uint64_t batch_ = 0;
 };
-
-/// Adds the sorted runs (rank, count) into the sorted `acc`, combining equal ranks.
-void merge_runs(std::vector<std::pair<std::uint64_t, std::uint64_t>>& acc, const std::vector<std::uint64_t>& keys,
-                const std::vector<unsigned int>& counts, std::size_t runs) {
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
-  out.reserve(acc.size() + runs);
-  std::size_t a = 0, r = 0;
-  while (a < acc.size() || r < runs) {
-    if (r == runs || (a < acc.size() && acc[a].first < keys[r])) {
-      out.push_back(acc[a++]);
-    } else if (a == acc.size() || keys[r] < acc[a].first) {
-      out.emplace_back(keys[r], counts[r]);
-      ++r;
-    } else {
-      out.emplace_back(keys[r], acc[a].second + counts[r]);
-      ++a;
-      ++r;
-    }
-  }
-  acc.swap(out);
-}
 
 }  // namespace
 
@@ -262,6 +270,9 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> routing_region_counts(Routi
       done += B;
       if (progress) progress(done, progress_ctx);  // enqueue only: the device runs ahead of the host
     }
+    // One named synchronisation: a fault in any batch's points, cuBLAS or top-k work surfaces here,
+    // not as a failed copy (MOELAB_CUDA_SYNC=1 names the very kernel).
+    check(cudaDeviceSynchronize(), "dense path: the batches' points_kernel / cuBLAS / top_k_kernel work");
     std::vector<unsigned long long> h(regions);
     check(cudaMemcpy(h.data(), hist.get(), regions * sizeof(unsigned long long), cudaMemcpyDeviceToHost), "cudaMemcpy histogram");
     for (std::uint64_t r = 0; r < regions; ++r)
@@ -286,6 +297,7 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> routing_region_counts(Routi
   temp.resize(std::max(sort_bytes, rle_bytes));
   auto& keys = st.keys;
   auto& cnt = st.cnt;
+  routing::RunMerger merger;
   keys.resize(batch), cnt.resize(batch);
   for (std::uint64_t done = 0; done < points;) {
     const std::uint64_t B = std::min(batch, points - done);
@@ -303,11 +315,11 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> routing_region_counts(Routi
           "cudaMemcpy runs");
     check(cudaMemcpy(cnt.data(), counts.get(), static_cast<std::size_t>(runs) * sizeof(unsigned int), cudaMemcpyDeviceToHost),
           "cudaMemcpy run counts");
-    merge_runs(acc, keys, cnt, static_cast<std::size_t>(runs));
+    merger.add(keys.data(), cnt.data(), static_cast<std::size_t>(runs));
     done += B;
     if (progress) progress(done, progress_ctx);
   }
-  return acc;
+  return merger.finish();
 }
 
 }  // namespace moelab::cuda

@@ -27,7 +27,9 @@ struct RoutingProblem {
   int dim = 0;                            // d (full) or m (projected)
   int k = 0;                              // 1 <= k <= min(m - 1, kMaxRoutingK)
   bool projected = false;                 // scores = L z, z ~ N(0, I_m); else scores = R x
-  bool ball = false;                      // full path: x ~ Unif[B_d] (else N(0, I_d / d))
+  bool ball = false;                      // full path: x ~ Unif[B_d] (else N(0, I_d / d)); cannot change a
+                                          // rank (a positive per-point scale of the same normals), so unused
+                                          // by the device (routing_masses.cu, file comment)
   const std::uint64_t* rank_table = nullptr;  // SubsetRanker::table(): k rows of table_stride entries
   std::size_t table_stride = 0;
   std::uint64_t seed = 0, draw = 0;
@@ -59,7 +61,7 @@ void routing_ranks_to_host(RoutingDeviceContext& ctx, const RoutingProblem& p, s
 /// (rank, count) of every region hit by points 0 .. points - 1, ascending in rank. regions = C(m, k).
 /// Dense device histogram (64-bit atomics, fused into the top-k kernel) when regions <= dense_limit;
 /// otherwise each batch's ranks are radix-sorted and run-length encoded on the device (CUB) and the
-/// (rank, count) runs merged on the host. `progress(done)` is called after each batch (may be empty).
+/// (rank, count) runs merged on the host by routing::RunMerger (routing/point_routing.hpp). `progress(done)` is called after each batch (may be empty).
 std::vector<std::pair<std::uint64_t, std::uint64_t>> routing_region_counts(RoutingDeviceContext& ctx, const RoutingProblem& p,
                                                                            std::uint64_t points, std::uint64_t regions,
                                                                            std::uint64_t dense_limit,

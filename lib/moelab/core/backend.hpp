@@ -21,7 +21,8 @@ const char* to_string(BackendRequest r);
 /// "cpu", "cuda" or "auto"; nullopt otherwise.
 std::optional<BackendRequest> parse_backend(const std::string& s);
 
-/// True when moelab was built with CUDA and the runtime reports a device (never throws).
+/// True when moelab was built with CUDA and the runtime reports a *usable* device (never throws):
+/// see cuda_device_usability (core/backend_probe.hpp). `auto` never picks CUDA otherwise.
 bool cuda_backend_available();
 
 /// The backend a request resolves to for work with the given CUDA path. Returns nullopt for `cuda`

@@ -66,6 +66,7 @@ constexpr int kBatch = 256;  // points per GEMM: 256 x d doubles stay in L2 for 
 void draw_points(InputLaw law, std::uint64_t seed, std::uint64_t draw, std::uint64_t first, Eigen::Ref<Eigen::MatrixXd> out) {
   const int d = static_cast<int>(out.rows());
   MOELAB_EXPECT(d >= 1 && (out.innerStride() == 1), "draw_points needs d >= 1 and contiguous columns");
+  MOELAB_EXPECT(point_dim_supported(d), "draw_points: d above kMaxPointDim = 131070 would wrap the 32-bit Philox block counter");
   draw_normals(d, seed, draw, first, out);
   if (law == InputLaw::gaussian) {
     out *= 1.0 / std::sqrt(static_cast<double>(d));  // N(0, I_d / d)

@@ -30,7 +30,9 @@ namespace detail {
 std::vector<ParamDecl> shape_params() {
   return {integer("params.m", "experts m (routing vectors r_1..r_m)").at_least(2).unit("experts"),
           integer("params.k", "active experts k per input (top-k); 1 <= k < m and C(m, k) < 2^64").at_least(1).unit("experts"),
-          integer("params.d", "input dimension d").at_least(1)};
+          integer("params.d", "input dimension d (at most 131070: the point addressing's 32-bit Philox block counter)")
+              .at_least(1)
+              .at_most(kMaxPointDim)};
 }
 
 Shape read_shape(const PointParams& p) {
