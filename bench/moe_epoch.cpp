@@ -6,7 +6,12 @@
 // bench/moe_side_by_side.sh, and the single-thread Eigen float GEMM rate (the peak the useful flops
 // are compared with).
 //   bench_moe_epoch --threads T --steps S [--warmup W]
+// --device cuda runs the same steps on the device trainer (kernels/moe_layer.cu, teacher_student_cuda.hpp;
+// issue 18 W4): batch drawn on the device at the same Philox addresses, float32 GEMMs with TF32 off
+// unless --tf32; the time covers the steps up to the device's completion (the losses' copy back).
+//   bench_moe_epoch --device cuda --steps S [--warmup W] [--tf32]
 #include <cstdio>
+#include <string>
 
 #include <CLI/CLI.hpp>
 #include <Eigen/Dense>
@@ -15,6 +20,7 @@
 #include "moelab/core/parallel.hpp"
 #include "moelab/moe/granularity_experiment.hpp"
 #include "moelab/moe/teacher_student.hpp"
+#include "moelab/moe/teacher_student_cuda.hpp"
 
 using namespace moelab;
 using moelab::bench::Clock;
@@ -51,6 +57,10 @@ int main(int argc, char** argv) {
   app.add_option("--teacher-k", teacher_k, "teacher active experts (m = 2k)")->check(CLI::PositiveNumber);
   app.add_option("--student-k", student_k, "student active experts")->check(CLI::PositiveNumber);
   app.add_option("--student-m", student_m, "student experts (default 2 student_k)")->check(CLI::NonNegativeNumber);
+  std::string device = "cpu";
+  bool tf32 = false;
+  app.add_option("--device", device, "cpu (moelab's CPU trainer) or cuda (the device trainer)")->check(CLI::IsMember({"cpu", "cuda"}));
+  app.add_flag("--tf32", tf32, "cuda: float32 GEMMs in TF32 (faster, products rounded to 10 mantissa bits)");
   CLI11_PARSE(app, argc, argv);
   set_num_threads(threads);
   Eigen::setNbThreads(1);
@@ -63,6 +73,23 @@ int main(int argc, char** argv) {
   cfg.steps = warmup + steps;
   cfg.test_size = 256;  // drawn in the constructor, not timed
   cfg.opt.lr = 1e-2;
+  const auto fwd = [&](const moe::MoeShape& sh) { return 2.0 * sh.m * sh.d + sh.k * 4.0 * sh.w * sh.d; };
+  if (device == "cuda") {
+    if (!moe::moe_cuda_built()) {
+      std::fprintf(stderr, "bench_moe_epoch: --device cuda: moelab was built without CUDA (-DMOELAB_CUDA=ON)\n");
+      return 2;
+    }
+    moe::TeacherStudentCuda<float> dev(cfg, tf32);
+    dev.train_until(warmup);
+    const auto t0 = Clock::now();
+    dev.train_until(warmup + steps);
+    const double s = seconds_since(t0);
+    const double flops_per_sample = fwd(cfg.teacher) + 3.0 * fwd(cfg.student);
+    std::printf("moelab_cuda tf32 %d teacher %s student %s kw %d steps %d batch %d d %d step_ms %.3f samples_per_s %.1f useful_gflops %.2f last_loss %.6g\n",
+                tf32 ? 1 : 0, cfg.teacher.name().c_str(), cfg.student.name().c_str(), kw, steps, batch, d, 1e3 * s / steps,
+                static_cast<double>(batch) * steps / s, flops_per_sample * batch * steps / s / 1e9, dev.losses().back());
+    return 0;
+  }
   moe::TeacherStudent<float> ts(cfg);
   ts.train_until(warmup);
   const auto t0 = Clock::now();
@@ -70,7 +97,6 @@ int main(int argc, char** argv) {
   const double s = seconds_since(t0);
   // Useful flops per sample: teacher forward (router 2 m d + k experts x 2 x 2 w d) and the student's
   // forward + backward (3x its forward: router 2 m d, k experts x 2 x 2 w d).
-  const auto fwd = [&](const moe::MoeShape& sh) { return 2.0 * sh.m * sh.d + sh.k * 4.0 * sh.w * sh.d; };
   const double flops_per_sample = fwd(cfg.teacher) + 3.0 * fwd(cfg.student);
   std::printf("moelab teacher %s student %s kw %d threads %d steps %d batch %d d %d step_ms %.3f samples_per_s %.1f useful_gflops %.2f last_loss %.6g\n",
               cfg.teacher.name().c_str(), cfg.student.name().c_str(), kw, threads, steps, batch, d, 1e3 * s / steps, static_cast<double>(batch) * steps / s,

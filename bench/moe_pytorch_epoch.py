@@ -11,6 +11,10 @@ Two variants of the MoE layer:
           the expert runs on them only, and the weighted outputs are scattered back (index_add_).
 Prints one line per variant for bench/moe_side_by_side.sh, and torch.mm's float GEMM rate.
   moe_pytorch_epoch.py --threads T --steps S [--variant all,active]
+  moe_pytorch_epoch.py --device cuda --steps S [--tf32]   (issue 18 W4: the device baseline)
+On --device cuda every tensor lives on the GPU, the timed region is closed by torch.cuda.synchronize(),
+and float32 matmuls run with TF32 off (torch.backends.cuda.matmul.allow_tf32 = False) unless --tf32,
+as moelab's device trainer does.
 """
 import argparse
 import time
@@ -45,7 +49,7 @@ class MoE(torch.nn.Module):
             return (g.unsqueeze(-1) * sel).sum(dim=1)
         y = torch.zeros_like(x)
         flat_idx = idx.reshape(-1)
-        rows = torch.arange(x.shape[0]).repeat_interleave(self.k)
+        rows = torch.arange(x.shape[0], device=x.device).repeat_interleave(self.k)
         flat_g = g.reshape(-1)
         for j, e in enumerate(self.experts):
             sel = (flat_idx == j).nonzero(as_tuple=True)[0]
@@ -56,13 +60,20 @@ class MoE(torch.nn.Module):
         return y
 
 
-def gemm_rate(n=2000):
-    a, b = torch.randn(n, n), torch.randn(n, n)
+def sync(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def gemm_rate(device, n=2000):
+    a, b = torch.randn(n, n, device=device), torch.randn(n, n, device=device)
     torch.mm(a, b)
+    sync(device)
     reps, t0 = 0, time.perf_counter()
     while True:
         torch.mm(a, b)
         reps += 1
+        sync(device)
         s = time.perf_counter() - t0
         if s > 0.5:
             return 2.0 * n ** 3 * reps / s / 1e9
@@ -76,13 +87,19 @@ def main():
     ap.add_argument("--d", type=int, default=256)
     ap.add_argument("--batch", type=int, default=2048)
     ap.add_argument("--variant", default="all,active")
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    ap.add_argument("--tf32", action="store_true", help="cuda: float32 matmuls in TF32")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
+    device = torch.device(a.device)
+    if device.type == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = a.tf32
+        torch.backends.cudnn.allow_tf32 = a.tf32
     torch.manual_seed(0)
     d = a.d
     for variant in a.variant.split(","):
-        teacher = MoE(16, 8, d // 8, d, variant)
-        student = MoE(8, 4, d * 5 // 4 // 4, d, variant)
+        teacher = MoE(16, 8, d // 8, d, variant).to(device)
+        student = MoE(8, 4, d * 5 // 4 // 4, d, variant).to(device)
         for p in teacher.parameters():
             p.requires_grad_(False)
         total = a.warmup + a.steps
@@ -92,8 +109,9 @@ def main():
         t0 = None
         for step in range(total):
             if step == a.warmup:
+                sync(device)
                 t0 = time.perf_counter()
-            x = torch.randn(a.batch, d)
+            x = torch.randn(a.batch, d, device=device)
             with torch.no_grad():
                 t = teacher(x)
             loss = loss_fn(student(x), t)
@@ -101,13 +119,14 @@ def main():
             loss.backward()
             opt.step()
             sched.step()
+        sync(device)
         s = time.perf_counter() - t0
         fwd = lambda m, k, w: 2.0 * m * d + k * 4.0 * w * d
         flops = fwd(16, 8, d // 8) + 3.0 * fwd(8, 4, d * 5 // 4 // 4)
-        print(f"pytorch variant {variant} threads {a.threads} steps {a.steps} batch {a.batch} d {d} "
+        print(f"pytorch variant {variant} device {a.device} tf32 {int(a.tf32)} threads {a.threads} steps {a.steps} batch {a.batch} d {d} "
               f"step_ms {1e3 * s / a.steps:.3f} samples_per_s {a.batch * a.steps / s:.1f} "
               f"useful_gflops {flops * a.batch * a.steps / s / 1e9:.2f} last_loss {loss.item():.6g}", flush=True)
-    print(f"pytorch_gemm_peak scalar float n 2000 threads {a.threads} gflops {gemm_rate():.2f}")
+    print(f"pytorch_gemm_peak scalar float n 2000 device {a.device} tf32 {int(a.tf32)} threads {a.threads} gflops {gemm_rate(device):.2f}")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "moelab/core/error.hpp"
+#include "moelab/moe/teacher_student_cuda.hpp"
 
 namespace moelab::moe {
 
@@ -39,11 +40,19 @@ GranularityRun run_typed(const GranularitySpec& spec, const RngKey& key, std::in
   best.best_nmse = std::numeric_limits<double>::infinity();
   for (double lr : spec.learning_rates) {
     cfg.opt.lr = lr;
-    TeacherStudent<S> ts(cfg);
-    best.init_nmse = ts.test_nmse();  // same student seed for every lr
-    ts.train_until(cfg.steps);
-    const double e = ts.test_nmse();
-    if (e < best.best_nmse) best.best_nmse = e, best.best_lr = lr, best.final_train_loss = ts.losses().back();
+    const auto once = [&](auto& ts) {
+      best.init_nmse = ts.test_nmse();  // same student seed for every lr
+      ts.train_until(cfg.steps);
+      const double e = ts.test_nmse();
+      if (e < best.best_nmse) best.best_nmse = e, best.best_lr = lr, best.final_train_loss = ts.losses().back();
+    };
+    if (spec.backend == Backend::cuda) {
+      TeacherStudentCuda<S> ts(cfg);  // the device trainer (experimental; issue 18 W4)
+      once(ts);
+    } else {
+      TeacherStudent<S> ts(cfg);
+      once(ts);
+    }
   }
   return best;
 }

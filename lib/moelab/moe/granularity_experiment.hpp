@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "moelab/core/backend.hpp"
 #include "moelab/core/keys.hpp"
 #include "moelab/moe/teacher_student.hpp"
 
@@ -22,6 +23,8 @@ struct GranularitySpec {
   std::int64_t test_size = 8192;
   double weight_decay = 0.0;
   Precision precision = Precision::float32;
+  /// cuda: each run on the device trainer (teacher_student_cuda.hpp; experimental, online only).
+  Backend backend = Backend::cpu;
   std::int64_t steps() const { return (samples + batch - 1) / batch; }
 };
 

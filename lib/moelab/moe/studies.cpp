@@ -97,6 +97,9 @@ StudyDef teacher_student_study() {
         pt.spec.test_size = p.integer("params.test_samples");
         pt.spec.weight_decay = p.real("params.weight_decay");
         pt.spec.precision = p.text("params.precision") == "float64" ? Precision::float64 : Precision::float32;
+        pt.spec.backend = p.backend();
+        if (p.backend() == Backend::cuda && pt.spec.train_size > 0)
+          p.fail("params.train_size", "the CUDA trainer is online only (train_size = 0); run with --backend cpu");
         return pt;
       },
       [](const Point& pt, const RunContext& ctx, std::int64_t t) { return run_granularity_trial(pt.spec, ctx.key, t); },
@@ -141,6 +144,9 @@ StudyDef teacher_student_study() {
             .set("best_lr_mode", mode)
             .set("trials", ctx.trials);
       });
+  // --backend cuda: the device trainer (teacher_student_cuda.hpp, kernels/moe_layer.cu); experimental
+  // until tests/gpu/moe_gpu_main.cpp has passed on a device (docs/gpu.md).
+  def.cuda = CudaPath::experimental;
   // Per running trial (teacher_student.cpp, one learning rate at a time): the teacher's parameters,
   // the student's with its gradient and AdamW moments (4x), the test inputs and targets (d x
   // test_samples, drawn through a double buffer), a fixed training set likewise with its shuffle
