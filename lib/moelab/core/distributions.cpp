@@ -1,182 +1,263 @@
-// Bulk (vectorised) standard normals: the Box–Muller transform (Box & Muller 1958,
-// z0 = sqrt(-2 log u1) cos(2 pi u2), z1 = sqrt(-2 log u1) sin(2 pi u2)) of the same Philox4x32-10
-// blocks (Salmon et al. 2011) as RandomStream::normal, evaluated kBatch blocks at a time in
-// structure-of-arrays form with no branches and no libm calls, so that the loops vectorise
-// (AVX2: 4 lanes). log and sin/cos are polynomial evaluations written here (below); they differ from
-// libm's by rounding only (a few ulp), see distributions.hpp.
+// Bulk standard normals, the one CPU implementation (noisy designs, spectra matrices, routing
+// region masses): the Box–Muller transform (Box & Muller 1958, z0 = sqrt(-2 log u1) cos(2 pi u2),
+// z1 = sqrt(-2 log u1) sin(2 pi u2)) of the same Philox4x32-10 blocks (Salmon et al. 2011) as
+// RandomStream::normal, 8 blocks at a time in AVX2 registers (Philox with 32 x 32 -> 64-bit vector
+// multiplies, uniforms by exact integer-to-double conversion, a polynomial log and sincos in place
+// of libm). The arithmetic of the transform is that of the former routing/batched_normals.cpp (the
+// routing CSVs keep their bytes); the former core kernel (a different polynomial log, bit-level
+// quadrant selects) is gone (issue 15 review: two implementations -> one).
 #include "moelab/core/distributions.hpp"
 
 // lib/CMakeLists.txt compiles this file with -fno-math-errno -fno-trapping-math: sqrt is only taken
-// of a non-negative number here and no FP exception is ever inspected; with errno and trapping math
-// GCC keeps a scalar sqrt call and refuses to if-convert the selects, and the loops stay scalar.
+// of a non-negative number here and no FP exception is ever inspected (the scalar path's loops
+// vectorise only so).
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#define MOELAB_NORMALS_AVX2 1
+#endif
 
 namespace moelab {
 
 namespace {
 
-constexpr int kBatch = 32;  // Philox blocks per batch (64 normals): 4x the scalar speed here, 8 blocks gave 2.6x
+inline double bits_to_double(std::uint64_t b) { return std::bit_cast<double>(b); }
+inline std::uint64_t double_to_bits(double d) { return std::bit_cast<std::uint64_t>(d); }
 
-// ln 2 split so that e * kLn2Hi is exact for |e| < 2^11 (the leading 32 bits of ln 2, then the rest).
-constexpr double kLn2Hi = 0x1.62e42feep-1;
-constexpr double kLn2Lo = 0x1.a39ef35793c76p-33;
-constexpr double kSqrtHalf = 0.70710678118654752440;
-constexpr double kPiOver2 = 1.57079632679489661923;
-constexpr double kTwo52 = 0x1.0p52;
-constexpr std::uint64_t kTwo52Bits = 0x4330000000000000ull;  // bit pattern of 2^52
+constexpr double kTwo52 = 4503599627370496.0;                // 2^52
+constexpr std::uint64_t kTwo52Bits = 0x4330000000000000ull;  // its bit pattern
+constexpr double kTwoPi = 6.283185307179586476925286766559;
+// ln 2 = kLn2Hi + kLn2Lo with kLn2Hi having trailing zero bits, so e kLn2Hi is exact.
+constexpr double kLn2Hi = 0.693147180369123816490, kLn2Lo = 1.90821492927058770002e-10;
 
-/// log(u) for u in [2^-53, 1) (normal doubles): u = 2^e m, m in [sqrt(1/2), sqrt(2)), f = m - 1
-/// (exact), s = f / (2 + f); log(1 + f) = 2 atanh(s) = 2s + s R(s^2), R = sum_{k>=1} 2 s^(2k) / (2k + 1)
-/// (Taylor series of atanh, |s| <= 0.1716, 12 terms: truncation below 1e-19 relative), and
-/// 2s = f - hfsq + s hfsq with hfsq = f^2 / 2, written as f - (hfsq - s (hfsq + R)) to keep the
-/// leading term exact. The exponent e is read from the bits as a double (no integer conversion).
-inline double log_poly(double u) {
-  const std::uint64_t ix = std::bit_cast<std::uint64_t>(u);
-  double e = std::bit_cast<double>((ix >> 52) | kTwo52Bits) - kTwo52 - 1023.0;
-  double m = std::bit_cast<double>((ix & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
-  const bool high = m > 2.0 * kSqrtHalf;
-  m = high ? 0.5 * m : m;
-  e = high ? e + 1.0 : e;
-  const double f = m - 1.0;
-  const double hfsq = 0.5 * f * f;
-  const double s = f / (2.0 + f);
-  const double z = s * s;
-  // R = 2 z / 3 + 2 z^2 / 5 + ... + 2 z^12 / 25 (Horner).
-  double r = 2.0 / 25.0;
-  r = r * z + 2.0 / 23.0;
-  r = r * z + 2.0 / 21.0;
-  r = r * z + 2.0 / 19.0;
-  r = r * z + 2.0 / 17.0;
-  r = r * z + 2.0 / 15.0;
-  r = r * z + 2.0 / 13.0;
-  r = r * z + 2.0 / 11.0;
-  r = r * z + 2.0 / 9.0;
-  r = r * z + 2.0 / 7.0;
-  r = r * z + 2.0 / 5.0;
-  r = r * z + 2.0 / 3.0;
-  r *= z;
-  return e * kLn2Hi - ((hfsq - (s * (hfsq + r) + e * kLn2Lo)) - f);
+/// uniform_open01 of philox.hpp, bit-identical: 52 random bits, centred in their cell. The 52-bit
+/// integer is converted exactly by the 2^52 magic-number trick (AVX2 has no 64-bit integer-to-double
+/// convert).
+inline double unit_open(std::uint32_t a, std::uint32_t b) {
+  const std::uint64_t bits = (static_cast<std::uint64_t>(a >> 6) << 26) | static_cast<std::uint64_t>(b >> 6);
+  return (bits_to_double(kTwo52Bits | bits) - kTwo52 + 0.5) * 0x1.0p-52;
 }
 
-/// sin and cos of 2 pi u for u in (0, 1): x = 4u = q + t with q = round(x) (an integer 0..4) and
-/// t in [-1/2, 1/2] (both exact), theta = t pi / 2 in [-pi/4, pi/4]; sin and cos of theta by their
-/// Taylor series (through theta^17 and theta^18: truncation below 1e-19), then rotated by q quarter
-/// turns: (sin, cos)(theta + q pi/2) = (s, c), (c, -s), (-s, -c), (-c, s) for q mod 4 = 0, 1, 2, 3.
-inline void sincos_2pi(double u, double& sin_out, double& cos_out) {
-  const double x = 4.0 * u;
-  const double qf = std::floor(x + 0.5);
-  const double t = x - qf;
-  const double th = t * kPiOver2;
-  const double z = th * th;
-  // sin th = th + th^3 P(z), P = -1/3! + z/5! - ... + z^7/17!
-  double p = 1.0 / 355687428096000.0;          // 1/17!
-  p = p * z - 1.0 / 1307674368000.0;           // 1/15!
-  p = p * z + 1.0 / 6227020800.0;              // 1/13!
-  p = p * z - 1.0 / 39916800.0;                // 1/11!
-  p = p * z + 1.0 / 362880.0;                  // 1/9!
-  p = p * z - 1.0 / 5040.0;                    // 1/7!
-  p = p * z + 1.0 / 120.0;                     // 1/5!
-  p = p * z - 1.0 / 6.0;                       // 1/3!
-  const double s = th + th * z * p;
-  // cos th = 1 - (z/2 - z^2 Q(z)), Q = 1/4! - z/6! + ... - z^7/18!
-  double q = -1.0 / 6402373705728000.0;        // 1/18!
-  q = q * z + 1.0 / 20922789888000.0;          // 1/16!
-  q = q * z - 1.0 / 87178291200.0;             // 1/14!
-  q = q * z + 1.0 / 479001600.0;               // 1/12!
-  q = q * z - 1.0 / 3628800.0;                 // 1/10!
-  q = q * z + 1.0 / 40320.0;                   // 1/8!
-  q = q * z - 1.0 / 720.0;                     // 1/6!
-  q = q * z + 1.0 / 24.0;                      // 1/4!
-  const double c = 1.0 - (0.5 * z - z * z * q);
-  // Quadrant q mod 4 from the double (0..4): bit 0 swaps, bit 1 negates sin, bit 1 of q + 1 negates cos.
-  // (Comparisons only, no && or ||: they would be branches and stop the vectoriser.)
-  const double q4 = qf - 4.0 * std::floor(qf * 0.25);
-  const bool swap = q4 - 2.0 * std::floor(q4 * 0.5) == 1.0;  // q odd
-  const bool neg_sin = q4 >= 2.0;                              // q = 2, 3
-  const bool neg_cos = std::fabs(q4 - 1.5) < 1.0;              // q = 1, 2
-  const double so = swap ? c : s;
-  const double co = swap ? s : c;
-  sin_out = neg_sin ? -so : so;
-  cos_out = neg_cos ? -co : co;
+// log(u), u = 2^e m, m in [sqrt(1/2), sqrt 2): log m = 2 atanh(t), t = (m - 1)/(m + 1), |t| <= 0.1716,
+// t^2 <= 0.02944; 2 atanh(t) = 2 t sum_n t^(2n) / (2n + 1), n <= 11 (the next term is below 1e-18
+// relative).
+inline double log_inline(double u) {
+  const std::uint64_t b = double_to_bits(u);
+  // Biased exponent to double exactly by the 2^52 trick.
+  double e = (bits_to_double(kTwo52Bits | ((b >> 52) & 0x7ff)) - kTwo52) - 1023.0;
+  double m = bits_to_double((b & 0x000FFFFFFFFFFFFFull) | 0x3FF0000000000000ull);  // [1, 2)
+  const bool big = m > 1.4142135623730951;
+  m = big ? 0.5 * m : m;
+  e = big ? e + 1.0 : e;
+  const double t = (m - 1.0) / (m + 1.0), t2 = t * t;
+  double p = 1.0 / 23;
+  p = p * t2 + 1.0 / 21;
+  p = p * t2 + 1.0 / 19;
+  p = p * t2 + 1.0 / 17;
+  p = p * t2 + 1.0 / 15;
+  p = p * t2 + 1.0 / 13;
+  p = p * t2 + 1.0 / 11;
+  p = p * t2 + 1.0 / 9;
+  p = p * t2 + 1.0 / 7;
+  p = p * t2 + 1.0 / 5;
+  p = p * t2 + 1.0 / 3;
+  const double logm = 2.0 * t + 2.0 * t * t2 * p;
+  return e * kLn2Hi + (e * kLn2Lo + logm);
 }
 
-/// Uniform on (0, 1) from two 32-bit words (held in 64-bit lanes), bit-identical to uniform_open01:
-/// the 52-bit integer is converted exactly through the 2^52 bit pattern.
-inline double uniform_from_words(std::uint64_t a, std::uint64_t b) {
-  const std::uint64_t bits = ((a >> 6) << 26) | (b >> 6);
-  return (std::bit_cast<double>(bits | kTwo52Bits) - kTwo52 + 0.5) * 0x1.0p-52;
+// sin, cos of 2 pi u: q = round(4u), r = u - q/4 in [-1/8, 1/8] (exact), x = 2 pi r in [-pi/4, pi/4];
+// Taylor to x^17 (sin) and x^18 (cos): truncation below 5e-17 there; then rotated by q quarter turns.
+inline void sincos_inline(double u, double& s_out, double& c_out) {
+  const double q = std::floor(4.0 * u + 0.5);  // 0 <= q <= 4
+  const double x = (u - 0.25 * q) * kTwoPi;
+  const double x2 = x * x;
+  // sin x = x + x x2 P(x2), P = -1/3! + x2/5! - ... + x2^7/17!  (Horner from the top)
+  double s = 1.0 / 355687428096000.0;  // 1/17!
+  s = s * x2 - 1.0 / 1307674368000.0;  // 1/15!
+  s = s * x2 + 1.0 / 6227020800.0;     // 1/13!
+  s = s * x2 - 1.0 / 39916800.0;       // 1/11!
+  s = s * x2 + 1.0 / 362880.0;         // 1/9!
+  s = s * x2 - 1.0 / 5040.0;           // 1/7!
+  s = s * x2 + 1.0 / 120.0;            // 1/5!
+  s = s * x2 - 1.0 / 6.0;              // 1/3!
+  s = x + x * x2 * s;
+  // cos x = 1 + x2 Q(x2), Q = -1/2! + x2/4! - ... - x2^8/18!
+  double c = -1.0 / 6402373705728000.0;  // 1/18!
+  c = c * x2 + 1.0 / 20922789888000.0;   // 1/16!
+  c = c * x2 - 1.0 / 87178291200.0;      // 1/14!
+  c = c * x2 + 1.0 / 479001600.0;        // 1/12!
+  c = c * x2 - 1.0 / 3628800.0;          // 1/10!
+  c = c * x2 + 1.0 / 40320.0;            // 1/8!
+  c = c * x2 - 1.0 / 720.0;              // 1/6!
+  c = c * x2 + 1.0 / 24.0;               // 1/4!
+  c = c * x2 - 0.5;                      // 1/2!
+  c = 1.0 + x2 * c;
+  // Quadrant q mod 4: angle = q pi/2 + x.
+  const double qm = q == 4.0 ? 0.0 : q;
+  const bool swap = qm == 1.0 || qm == 3.0;
+  const double ss = swap ? c : s, cc = swap ? s : c;
+  s_out = qm >= 2.0 ? -ss : ss;
+  c_out = (qm == 1.0 || qm == 2.0) ? -cc : cc;
 }
 
-/// Normals 2 b and 2 b + 1 of the stream for the kBatch blocks b = first_block + i (block numbers
-/// wrap at 2^32 like RandomStream's), written to z[2 i], z[2 i + 1].
-void normal_batch(const DrawAddress& a, std::uint64_t first_block, double* z) {
-  // Philox4x32-10 (philox.hpp), the 32-bit words held in 64-bit lanes; the products are written
-  // as 32 x 32 -> 64-bit (operands cast to uint32) so they map to one vector multiply (vpmuludq)
-  // instead of a shift-and-add expansion of a 64-bit product.
-  std::uint64_t c0[kBatch], c1[kBatch], c2[kBatch], c3[kBatch];
-  const std::uint64_t trial_lo = static_cast<std::uint32_t>(a.trial), trial_hi = static_cast<std::uint32_t>(a.trial >> 32);
-  for (int i = 0; i < kBatch; ++i) {
-    c0[i] = static_cast<std::uint32_t>(first_block + static_cast<std::uint64_t>(i));
-    c1[i] = trial_lo;
-    c2[i] = trial_hi;
-    c3[i] = a.tag;
-  }
-  std::uint32_t k0 = static_cast<std::uint32_t>(a.seed), k1 = static_cast<std::uint32_t>(a.seed >> 32);
-  constexpr std::uint64_t kMask = 0xffffffffull;
-  // The multipliers as opaque values: with the constants visible, GCC expands the products into
-  // shift-and-add sequences, several times slower than one vpmuludq.
-  std::uint32_t m0 = detail::kPhiloxM0, m1 = detail::kPhiloxM1;
-#if defined(__GNUC__)
-  asm("" : "+r"(m0), "+r"(m1));
+#if defined(MOELAB_NORMALS_AVX2)
+// The same arithmetic as unit_open, log_inline and sincos_inline, four lanes at a time, with the
+// multiply-adds fused (so these bytes are those of the AVX2 build; the scalar path above serves
+// builds without AVX2/FMA and differs from it by rounding only).
+inline __m256d unit_open4(__m256i a, __m256i b) {  // a, b: 32-bit words in 64-bit lanes
+  const __m256i hi = _mm256_slli_epi64(_mm256_srli_epi64(a, 6), 26);
+  const __m256i lo = _mm256_srli_epi64(b, 6);
+  const __m256i bits = _mm256_or_si256(_mm256_or_si256(hi, lo), _mm256_set1_epi64x(static_cast<long long>(kTwo52Bits)));
+  const __m256d exact = _mm256_sub_pd(_mm256_castsi256_pd(bits), _mm256_set1_pd(kTwo52));
+  return _mm256_mul_pd(_mm256_add_pd(exact, _mm256_set1_pd(0.5)), _mm256_set1_pd(0x1.0p-52));
+}
+
+inline __m256d log4(__m256d u) {
+  const __m256i b = _mm256_castpd_si256(u);
+  const __m256i eb = _mm256_or_si256(_mm256_srli_epi64(b, 52), _mm256_set1_epi64x(static_cast<long long>(kTwo52Bits)));
+  __m256d e = _mm256_sub_pd(_mm256_sub_pd(_mm256_castsi256_pd(eb), _mm256_set1_pd(kTwo52)), _mm256_set1_pd(1023.0));
+  __m256d m = _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(b, _mm256_set1_epi64x(0x000FFFFFFFFFFFFFll)),
+                                                  _mm256_set1_epi64x(0x3FF0000000000000ll)));
+  const __m256d big = _mm256_cmp_pd(m, _mm256_set1_pd(1.4142135623730951), _CMP_GT_OQ);
+  m = _mm256_blendv_pd(m, _mm256_mul_pd(m, _mm256_set1_pd(0.5)), big);
+  e = _mm256_blendv_pd(e, _mm256_add_pd(e, _mm256_set1_pd(1.0)), big);
+  const __m256d one = _mm256_set1_pd(1.0);
+  const __m256d t = _mm256_div_pd(_mm256_sub_pd(m, one), _mm256_add_pd(m, one)), t2 = _mm256_mul_pd(t, t);
+  __m256d p = _mm256_set1_pd(1.0 / 23);
+  for (double cf : {1.0 / 21, 1.0 / 19, 1.0 / 17, 1.0 / 15, 1.0 / 13, 1.0 / 11, 1.0 / 9, 1.0 / 7, 1.0 / 5, 1.0 / 3})
+    p = _mm256_fmadd_pd(p, t2, _mm256_set1_pd(cf));
+  const __m256d two_t = _mm256_add_pd(t, t);
+  const __m256d logm = _mm256_fmadd_pd(_mm256_mul_pd(two_t, t2), p, two_t);
+  return _mm256_fmadd_pd(e, _mm256_set1_pd(kLn2Hi), _mm256_fmadd_pd(e, _mm256_set1_pd(kLn2Lo), logm));
+}
+
+inline void sincos4(__m256d u, __m256d& s_out, __m256d& c_out) {
+  const __m256d q = _mm256_floor_pd(_mm256_fmadd_pd(u, _mm256_set1_pd(4.0), _mm256_set1_pd(0.5)));
+  const __m256d x = _mm256_mul_pd(_mm256_fnmadd_pd(q, _mm256_set1_pd(0.25), u), _mm256_set1_pd(kTwoPi));
+  const __m256d x2 = _mm256_mul_pd(x, x);
+  __m256d s = _mm256_set1_pd(1.0 / 355687428096000.0);
+  for (double cf : {-1.0 / 1307674368000.0, 1.0 / 6227020800.0, -1.0 / 39916800.0, 1.0 / 362880.0, -1.0 / 5040.0, 1.0 / 120.0, -1.0 / 6.0})
+    s = _mm256_fmadd_pd(s, x2, _mm256_set1_pd(cf));
+  s = _mm256_fmadd_pd(_mm256_mul_pd(x, x2), s, x);
+  __m256d c = _mm256_set1_pd(-1.0 / 6402373705728000.0);
+  for (double cf : {1.0 / 20922789888000.0, -1.0 / 87178291200.0, 1.0 / 479001600.0, -1.0 / 3628800.0, 1.0 / 40320.0, -1.0 / 720.0,
+                    1.0 / 24.0, -0.5})
+    c = _mm256_fmadd_pd(c, x2, _mm256_set1_pd(cf));
+  c = _mm256_fmadd_pd(x2, c, _mm256_set1_pd(1.0));
+  const __m256d qm = _mm256_blendv_pd(q, _mm256_setzero_pd(), _mm256_cmp_pd(q, _mm256_set1_pd(4.0), _CMP_EQ_OQ));
+  const __m256d is1 = _mm256_cmp_pd(qm, _mm256_set1_pd(1.0), _CMP_EQ_OQ), is2 = _mm256_cmp_pd(qm, _mm256_set1_pd(2.0), _CMP_EQ_OQ),
+                is3 = _mm256_cmp_pd(qm, _mm256_set1_pd(3.0), _CMP_EQ_OQ);
+  const __m256d swap = _mm256_or_pd(is1, is3);
+  const __m256d ss = _mm256_blendv_pd(s, c, swap), cc = _mm256_blendv_pd(c, s, swap);
+  const __m256d sign = _mm256_set1_pd(-0.0);
+  s_out = _mm256_xor_pd(ss, _mm256_and_pd(_mm256_or_pd(is2, is3), sign));
+  c_out = _mm256_xor_pd(cc, _mm256_and_pd(_mm256_or_pd(is1, is2), sign));
+}
+
+/// Philox4x32-10 (Salmon et al. 2011; philox.hpp) of 4 blocks, the counter's 32-bit words c0..c3 held
+/// in 64-bit lanes so that one vpmuludq gives four 32 x 32 -> 64-bit products (no shuffles).
+struct Counters4 {
+  __m256i c0, c1, c2, c3;
+};
+
+inline void philox_round(Counters4& s, __m256i m0, __m256i m1, __m256i lo32, __m256i k0, __m256i k1) {
+  const __m256i p0 = _mm256_mul_epu32(s.c0, m0), p1 = _mm256_mul_epu32(s.c2, m1);
+  const __m256i n0 = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p1, 32), s.c1), k0);
+  const __m256i n2 = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p0, 32), s.c3), k1);
+  s.c1 = _mm256_and_si256(p1, lo32);
+  s.c3 = _mm256_and_si256(p0, lo32);
+  s.c0 = n0;
+  s.c2 = n2;
+}
+
+/// Box–Muller of 4 blocks: z0 = r cos(2 pi u2), z1 = r sin(2 pi u2), r = sqrt(-2 log u1), stored
+/// interleaved as normals 2b, 2b + 1 (out[0..8)).
+inline void box_muller4(const Counters4& s, double* out) {
+  const __m256d radius = _mm256_sqrt_pd(_mm256_mul_pd(_mm256_set1_pd(-2.0), log4(unit_open4(s.c0, s.c1))));
+  __m256d sn, cs;
+  sincos4(unit_open4(s.c2, s.c3), sn, cs);
+  const __m256d z0 = _mm256_mul_pd(radius, cs), z1 = _mm256_mul_pd(radius, sn);
+  const __m256d lo = _mm256_unpacklo_pd(z0, z1), hi = _mm256_unpackhi_pd(z0, z1);  // (a0 b0 a2 b2), (a1 b1 a3 b3)
+  _mm256_storeu_pd(out, _mm256_permute2f128_pd(lo, hi, 0x20));
+  _mm256_storeu_pd(out + 4, _mm256_permute2f128_pd(lo, hi, 0x31));
+}
 #endif
-  for (int round = 0; round < 10; ++round) {
-#pragma omp simd
-    for (int i = 0; i < kBatch; ++i) {
-      const std::uint64_t p0 = static_cast<std::uint64_t>(static_cast<std::uint32_t>(c0[i])) * m0;
-      const std::uint64_t p1 = static_cast<std::uint64_t>(static_cast<std::uint32_t>(c2[i])) * m1;
-      const std::uint64_t n0 = (p1 >> 32) ^ c1[i] ^ k0;
-      const std::uint64_t n2 = (p0 >> 32) ^ c3[i] ^ k1;
-      c1[i] = p1 & kMask;
-      c3[i] = p0 & kMask;
-      c0[i] = n0;
-      c2[i] = n2;
-    }
-    k0 += detail::kPhiloxW0;
-    k1 += detail::kPhiloxW1;
-  }
-#pragma omp simd
-  for (int i = 0; i < kBatch; ++i) {
-    const double u1 = uniform_from_words(c0[i], c1[i]);
-    const double u2 = uniform_from_words(c2[i], c3[i]);
-    const double radius = std::sqrt(-2.0 * log_poly(u1));
-    double sn, cs;
-    sincos_2pi(u2, sn, cs);
-    z[2 * i] = radius * cs;
-    z[2 * i + 1] = radius * sn;
-  }
-}
 
 }  // namespace
+
+double polynomial_log(double u) { return log_inline(u); }
+void polynomial_sincos_2pi(double u, double& s, double& c) { sincos_inline(u, s, c); }
+
+void fill_normal_blocks(const DrawAddress& a, std::uint64_t first_block, std::uint64_t blocks, double* out) {
+#if defined(MOELAB_NORMALS_AVX2)
+  // 8 blocks (two groups of 4 lanes) per pass, their rounds interleaved: the multiply latency of one
+  // group is hidden behind the other's.
+  const __m256i m0 = _mm256_set1_epi64x(detail::kPhiloxM0), m1 = _mm256_set1_epi64x(detail::kPhiloxM1);
+  const __m256i lo32 = _mm256_set1_epi64x(0xffffffffll);
+  const __m256i trial_lo = _mm256_set1_epi64x(static_cast<std::uint32_t>(a.trial));
+  const __m256i trial_hi = _mm256_set1_epi64x(static_cast<std::uint32_t>(a.trial >> 32));
+  const __m256i tag = _mm256_set1_epi64x(a.tag);
+  const __m256i iota = _mm256_set_epi64x(3, 2, 1, 0), four = _mm256_set1_epi64x(4);
+  for (std::uint64_t done = 0; done < blocks; done += 8) {
+    // Block counters wrap at 2^32, as philox_block's 32-bit block argument.
+    const __m256i base = _mm256_set1_epi64x(static_cast<std::uint32_t>(first_block + done));
+    Counters4 g[2];
+    g[0].c0 = _mm256_and_si256(_mm256_add_epi64(base, iota), lo32);
+    g[1].c0 = _mm256_and_si256(_mm256_add_epi64(base, _mm256_add_epi64(iota, four)), lo32);
+    for (auto& s : g) s.c1 = trial_lo, s.c2 = trial_hi, s.c3 = tag;
+    std::uint32_t k0 = static_cast<std::uint32_t>(a.seed), k1 = static_cast<std::uint32_t>(a.seed >> 32);
+    for (int round = 0; round < 10; ++round) {
+      const __m256i kk0 = _mm256_set1_epi64x(k0), kk1 = _mm256_set1_epi64x(k1);
+      philox_round(g[0], m0, m1, lo32, kk0, kk1);
+      philox_round(g[1], m0, m1, lo32, kk0, kk1);
+      k0 += detail::kPhiloxW0;
+      k1 += detail::kPhiloxW1;
+    }
+    const std::uint64_t left = blocks - done;
+    if (left >= 8) {
+      box_muller4(g[0], out + 2 * done);
+      box_muller4(g[1], out + 2 * done + 8);
+    } else {
+      double z[16];
+      box_muller4(g[0], z);
+      if (left > 4) box_muller4(g[1], z + 8);
+      std::copy(z, z + 2 * left, out + 2 * done);
+    }
+  }
+#else
+  for (std::uint64_t b = 0; b < blocks; ++b) {
+    const Philox4x32 r = philox_block(a, static_cast<std::uint32_t>(first_block + b));
+    const double radius = std::sqrt(-2.0 * log_inline(unit_open(r.v[0], r.v[1])));
+    double sn, cs;
+    sincos_inline(unit_open(r.v[2], r.v[3]), sn, cs);
+    out[2 * b] = radius * cs;
+    out[2 * b + 1] = radius * sn;
+  }
+#endif
+}
 
 void fill_normal_bulk(const RandomStream& stream, std::uint64_t first, std::uint64_t count, double* out) {
   if (count == 0) return;
   const DrawAddress& a = stream.address();
-  const std::uint64_t last = first + count;  // one past the last normal
-  std::uint64_t block = first >> 1;
-  const std::uint64_t end_block = (last + 1) >> 1;
-  double z[2 * kBatch];
-  std::uint64_t k = 0;
-  // Whole batches write straight into out when aligned to the window; the edges go through z.
-  while (block < end_block) {
-    normal_batch(a, block, z);
-    const std::uint64_t j0 = 2 * block;  // normal index of z[0]
-    const std::uint64_t lo = first > j0 ? first - j0 : 0;
-    const std::uint64_t hi = last - j0 < 2 * kBatch ? last - j0 : 2 * kBatch;
-    for (std::uint64_t i = lo; i < hi; ++i) out[k++] = z[i];
-    block += kBatch;
+  std::uint64_t j = first, k = 0;
+  double pair[2];
+  if (j & 1u) {  // starts mid-block: its second normal
+    fill_normal_blocks(a, j >> 1, 1, pair);
+    out[k++] = pair[1];
+    ++j;
+  }
+  const std::uint64_t whole = (count - k) / 2;
+  fill_normal_blocks(a, j >> 1, whole, out + k);
+  k += 2 * whole;
+  j += 2 * whole;
+  if (k < count) {  // ends mid-block: its first normal
+    fill_normal_blocks(a, j >> 1, 1, pair);
+    out[k] = pair[0];
   }
 }
 

@@ -55,17 +55,28 @@ class RandomStream {
 };
 
 #if !defined(__CUDACC__)
-/// Bulk normals for the CPU (host only): out[k] = normal j = first + k of `stream`, from the SAME
-/// Philox blocks and the same Box–Muller map z0 = r cos(2 pi u2), z1 = r sin(2 pi u2),
-/// r = sqrt(-2 log u1) as RandomStream::normal, but evaluated 32 blocks at a time with branch-free
-/// polynomial log and sin/cos (distributions.cpp) that the compiler vectorises, instead of the scalar
-/// libm calls. The uniforms are bit-identical; each normal differs from RandomStream::normal(j) by
-/// floating-point rounding only (< 4 ulp of the radius, tests/linalg/normal_bulk_test.cpp), so the law is
-/// the same; the bytes of what is computed from them are not.
-/// Normal j has the same value whatever window [first, first + count) it is requested in.
-/// About 4x faster than fill_normal on x86-64-v3 (4.8 against 19 ns per normal, CPU time on this
-/// project's 2-core EPYC); what the CPU design paths use (noisy training sets, spectra matrices).
+/// Bulk normals for the CPU (host only), the one implementation (distributions.cpp): normals
+/// 2 first_block .. 2 (first_block + blocks) - 1 of the stream at `address` (block b gives normals
+/// 2b and 2b + 1, block numbers wrapping at 2^32 like RandomStream's) into out[0 .. 2 blocks). The
+/// SAME Philox blocks and the same Box–Muller map z0 = r cos(2 pi u2), z1 = r sin(2 pi u2),
+/// r = sqrt(-2 log u1) as RandomStream::normal, with a polynomial log and sin/cos evaluated in AVX2
+/// registers instead of the scalar libm calls: the uniforms are bit-identical; each normal differs
+/// from RandomStream::normal(j) by floating-point rounding only (|difference| <= 2e-14, a few ulp of
+/// the radius: tests/linalg/normal_bulk_test.cpp, tests/routing/batched_normals_test.cpp), so the law
+/// is the same; the bytes of what is computed from them are not. Normal j has the same value whatever
+/// window it is requested in.
+void fill_normal_blocks(const DrawAddress& address, std::uint64_t first_block, std::uint64_t blocks, double* out);
+
+/// out[k] = normal j = first + k of `stream`, k < count (fill_normal_blocks, any window: odd `first`
+/// and odd ends included).
 void fill_normal_bulk(const RandomStream& stream, std::uint64_t first, std::uint64_t count, double* out);
+
+/// log(u) for 0 < u < 1 (normal doubles) as fill_normal_blocks evaluates it (scalar form): exponent
+/// split and the atanh series of the mantissa, relative error below 4e-16. Exposed for tests.
+double polynomial_log(double u);
+/// sin and cos of 2 pi u for 0 <= u <= 1 as fill_normal_blocks evaluates them (scalar form): quadrant
+/// reduction (exact) and Taylor polynomials on [-pi/4, pi/4]; absolute error below 4e-16.
+void polynomial_sincos_2pi(double u, double& s, double& c);
 
 /// What the CPU design paths call (noisy training sets, spectra matrices): fill_normal_bulk, or
 /// RandomStream::fill_normal (libm, the bytes of moelab before issue 15) when built with

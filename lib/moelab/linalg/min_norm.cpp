@@ -22,13 +22,18 @@ double rcond_from_cholesky(const Eigen::MatrixXd& L) {
 
 MinNormSolution min_norm_solve(const Eigen::Ref<const Eigen::MatrixXd>& X, const Eigen::Ref<const Eigen::VectorXd>& y,
                                double rcond_fallback) {
+  Eigen::MatrixXd G;
+  return min_norm_solve(X, y, rcond_fallback, G);
+}
+
+MinNormSolution min_norm_solve(const Eigen::Ref<const Eigen::MatrixXd>& X, const Eigen::Ref<const Eigen::VectorXd>& y,
+                               double rcond_fallback, Eigen::MatrixXd& G) {
   const Eigen::Index n = X.rows(), p = X.cols();
   MinNormSolution out;
   // Gram matrix (syrk) and its Cholesky factor (potrf) through lapack.hpp: OpenBLAS when built with
   // it, Eigen otherwise. Over-determined (n >= p): beta = (X'X)^-1 X'y; under-determined: the
   // minimum-norm interpolant beta = X'(XX')^-1 y.
   const bool over = n >= p;
-  Eigen::MatrixXd G;
   lapack::gram_lower(X, /*transpose=*/over, G);
   if (lapack::cholesky_lower(G)) {
     out.rcond_estimate = rcond_from_cholesky(G);

@@ -166,36 +166,66 @@ std::vector<int> allocate_samples(const Model& m, int n, Allocation a, std::uint
 }
 
 TrainingSet draw_training_set(const Model& m, int n, Allocation a, std::uint64_t seed, std::uint64_t trial) {
-  const int d = m.d();
   TrainingSet t;
-  t.count = allocate_samples(m, n, a, seed, trial);
-  for (int i = 0; i < m.k(); ++i) t.expert.insert(t.expert.end(), static_cast<std::size_t>(t.count[static_cast<std::size_t>(i)]), i);
-  // Noise: row-major n x d block of normals r * d + c; scaled by sigma.
-  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> noise(n, d);
-  // Bulk (vectorised) Box-Muller: the same law as RandomStream::fill_normal (distributions.hpp).
-  fill_normal_cpu(RandomStream(seed, StreamTag::design_noise, trial), 0,
-                  static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(d), noise.data());
-  t.xbar = std::sqrt(m.sigma2) * noise;
-  t.y.resize(n);
-  const RandomStream signal(seed, StreamTag::design_signal, trial);
-  const auto chol = cholesky_factors(m.sigma);
-  Eigen::VectorXd g;
-  for (int r = 0; r < n; ++r) {
-    const int i = t.expert[static_cast<std::size_t>(r)];
-    g.resize(m.block_size(i));
-    fill_normal_cpu(signal, static_cast<std::uint64_t>(r) * static_cast<std::uint64_t>(d) + static_cast<std::uint64_t>(m.offset(i)),
-                    static_cast<std::uint64_t>(g.size()), g.data());
-    const Eigen::VectorXd x = chol[static_cast<std::size_t>(i)] * g;
-    t.xbar.row(r).segment(m.offset(i), x.size()) += x.transpose();
-    t.y(r) = x.dot(m.beta_star[static_cast<std::size_t>(i)]);
-  }
+  draw_training_set(m, n, a, seed, trial, t);
   return t;
 }
 
+void draw_training_set(const Model& m, int n, Allocation a, std::uint64_t seed, std::uint64_t trial, TrainingSet& t) {
+  const int d = m.d();
+  t.count = allocate_samples(m, n, a, seed, trial);
+  t.expert.clear();
+  for (int i = 0; i < m.k(); ++i) t.expert.insert(t.expert.end(), static_cast<std::size_t>(t.count[static_cast<std::size_t>(i)]), i);
+  t.xbar.resize(n, d);  // keeps the storage when the size is unchanged (a reused TrainingSet)
+  t.y.resize(n);
+  const double scale = std::sqrt(m.sigma2);
+  const RandomStream noise(seed, StreamTag::design_noise, trial);
+  const RandomStream signal(seed, StreamTag::design_signal, trial);
+  const auto chol = cholesky_factors(m.sigma);
+  // The design xbar = sqrt(sigma2) * noise + signal (noisy, Sec. 3: noise on all d coordinates, the
+  // signal x_i = L_i g in expert i's block), row r's noise being normals r d .. r d + d - 1 of the
+  // noise stream and its signal normals r d + offset_i .. of the signal stream. kRowBlock rows at a
+  // time are built row-major in a small buffer (the addressing of the draws) and then written into
+  // the column-major xbar, each column's kRowBlock entries one contiguous store: no n x d row-major
+  // copy and no strided row updates of the column-major matrix (bench/RESULTS.md, Fig. 3).
+  // Same operations in the same order as before (scale * noise, then + signal), so the same bytes.
+  constexpr int kRowBlock = 16;
+  std::vector<double> rows_buf(static_cast<std::size_t>(kRowBlock) * static_cast<std::size_t>(d));
+  Eigen::VectorXd g;
+  for (int r0 = 0; r0 < n; r0 += kRowBlock) {
+    const int rows = std::min(kRowBlock, n - r0);
+    const std::size_t count = static_cast<std::size_t>(rows) * static_cast<std::size_t>(d);
+    // Bulk (vectorised) Box-Muller: the same law as RandomStream::fill_normal (distributions.hpp).
+    fill_normal_cpu(noise, static_cast<std::uint64_t>(r0) * static_cast<std::uint64_t>(d), count, rows_buf.data());
+    for (std::size_t e = 0; e < count; ++e) rows_buf[e] = scale * rows_buf[e];
+    for (int rr = 0; rr < rows; ++rr) {
+      const int r = r0 + rr;
+      const int i = t.expert[static_cast<std::size_t>(r)];
+      const int off = m.offset(i);
+      g.resize(m.block_size(i));
+      fill_normal_cpu(signal, static_cast<std::uint64_t>(r) * static_cast<std::uint64_t>(d) + static_cast<std::uint64_t>(off),
+                      static_cast<std::uint64_t>(g.size()), g.data());
+      const Eigen::VectorXd x = chol[static_cast<std::size_t>(i)] * g;
+      double* row = rows_buf.data() + static_cast<std::size_t>(rr) * static_cast<std::size_t>(d) + static_cast<std::size_t>(off);
+      for (Eigen::Index j = 0; j < x.size(); ++j) row[j] += x(j);
+      t.y(r) = x.dot(m.beta_star[static_cast<std::size_t>(i)]);
+    }
+    for (int c = 0; c < d; ++c) {
+      double* col = t.xbar.data() + static_cast<std::size_t>(c) * static_cast<std::size_t>(n) + static_cast<std::size_t>(r0);
+      for (int rr = 0; rr < rows; ++rr) col[rr] = rows_buf[static_cast<std::size_t>(rr) * static_cast<std::size_t>(d) + static_cast<std::size_t>(c)];
+    }
+  }
+}
+
 ExcessTrial excess_trial(const Model& m, int n, Allocation a, std::uint64_t seed, std::uint64_t trial) {
-  const TrainingSet t = draw_training_set(m, n, a, seed, trial);
+  // Per-thread storage reused across trials (the design and the dense Gram matrix): fresh n x d pages
+  // every trial cost 7% of the Fig. 3 sweep in page faults (bench/RESULTS.md). Each trial overwrites
+  // every entry it reads, so the results do not depend on which thread ran which trial before.
+  thread_local TrainingSet t;
+  thread_local Eigen::MatrixXd gram;
+  draw_training_set(m, n, a, seed, trial, t);
   ExcessTrial out;
-  const auto dense = min_norm_solve(t.xbar, t.y);
+  const auto dense = min_norm_solve(t.xbar, t.y, kMinNormRcondFallback, gram);
   out.dense_fallback = dense.status != SolveStatus::cholesky;
   out.dense = dense_excess_risk(m, dense.beta);
   SparseEstimator sparse;

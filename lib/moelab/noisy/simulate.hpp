@@ -47,6 +47,9 @@ struct TrainingSet {
   std::vector<int> count;   // expert -> rows
 };
 TrainingSet draw_training_set(const Model& m, int n, Allocation a, std::uint64_t seed, std::uint64_t trial);
+/// The same training set written into `out`, reusing its storage when the sizes match (the same
+/// bytes as the returning overload).
+void draw_training_set(const Model& m, int n, Allocation a, std::uint64_t seed, std::uint64_t trial, TrainingSet& out);
 
 struct ExcessTrial {
   double dense = 0.0, sparse = 0.0;  // excess risks via the exact quadratic forms
