@@ -162,8 +162,6 @@ Evidence decode_evidence(const std::string& payload, const std::string& id, doub
   return e;
 }
 
-enum : std::uint64_t { kMsgClaim = 1, kMsgDone = 2 };
-
 }  // namespace
 
 std::vector<SuiteResult> run_suites(const std::vector<const Claim*>& claims, const CheckBudget& budget,
@@ -213,29 +211,14 @@ std::vector<SuiteResult> run_suites(const std::vector<const Claim*>& claims, con
     evidence[u] = std::move(e);
     seconds[u] = s;
   };
-  int finished_ranks = 0;
-  const auto receive = [&](bool wait) {
-    int source = 0;
-    std::string message;
-    while (finished_ranks < ranks - 1 && comm.next(source, message, wait)) {
-      ByteReader r(message);
-      if (r.u64() == kMsgDone) {
-        ++finished_ranks;
-        continue;
-      }
-      const auto u = static_cast<std::size_t>(r.u64());
-      std::string payload = r.blob();
-      if (failure) continue;
-      try {
-        MOELAB_EXPECT(u < units, "a rank sent a claim index past the suite");
-        double s = 0;
-        Evidence e = decode_evidence(payload, claims[u % n]->id, s, "<rank message>", u);
-        record(u, std::move(e), s, &payload);
-      } catch (...) {
-        failure = std::current_exception();
-      }
-    }
-  };
+  // Ranks > 0 post each claim's evidence to rank 0 as it completes; rank 0 journals them between its
+  // own claims and, at the end, until every rank is done (core/distributed.hpp).
+  ShardCollector collect(comm, failure, [&](std::uint64_t u, std::string payload) {
+    MOELAB_EXPECT(u < units, "a rank sent a claim index past the suite");
+    double s = 0;
+    Evidence e = decode_evidence(payload, claims[u % n]->id, s, "<rank message>", u);
+    record(static_cast<std::size_t>(u), std::move(e), s, &payload);
+  });
   for (std::size_t u : mine) {
     if (failure) break;
     try {
@@ -249,27 +232,15 @@ std::vector<SuiteResult> run_suites(const std::vector<const Claim*>& claims, con
       progress.advance();
       if (root) {
         record(u, std::move(e), s, nullptr);
-        if (ranks > 1) receive(false);
+        collect.poll();
       } else {
-        ByteWriter w;
-        w.u64(kMsgClaim), w.u64(u), w.blob(encode_evidence(c->id, e, s));
-        comm.post(w.take());
+        collect.post(u, encode_evidence(c->id, e, s));
       }
     } catch (...) {
       failure = std::current_exception();
     }
   }
-  if (ranks > 1) {
-    if (root) {
-      receive(true);
-    } else {
-      ByteWriter w;
-      w.u64(kMsgDone);
-      comm.post(w.take());
-      comm.complete_posts();
-    }
-  }
-  agree_on_failure(failure);
+  collect.finish();  // rank 0: every other rank's claims; then the failure agreement
   progress.finish();
   std::vector<SuiteResult> out;
   if (!root) return out;

@@ -210,4 +210,50 @@ void agree_on_failure(const std::exception_ptr& local) {
   throw_failure(all[static_cast<std::size_t>(first)], first);
 }
 
+namespace {
+enum : std::uint64_t { kShardUnit = 1, kShardDone = 2 };  // the message kinds of ShardCollector
+}  // namespace
+
+void ShardCollector::post(std::uint64_t unit, std::string_view payload) {
+  ByteWriter w;
+  w.u64(kShardUnit), w.u64(unit), w.blob(payload);
+  comm_.post(w.take());
+}
+
+void ShardCollector::receive(bool wait) {
+  const int others = comm_.size() - 1;
+  if (comm_.rank() != 0) return;
+  int source = 0;
+  std::string message;
+  while (finished_ranks_ < others && comm_.next(source, message, wait)) {
+    ByteReader r(message);
+    if (r.u64() == kShardDone) {
+      ++finished_ranks_;
+      continue;
+    }
+    const std::uint64_t unit = r.u64();
+    std::string payload = r.blob();
+    if (failure_) continue;  // keep draining; the run fails anyway
+    try {
+      on_unit_(unit, std::move(payload));
+    } catch (...) {
+      failure_ = std::current_exception();
+    }
+  }
+}
+
+void ShardCollector::finish() {
+  if (comm_.size() > 1) {
+    if (comm_.rank() == 0) {
+      receive(true);
+    } else {
+      ByteWriter w;
+      w.u64(kShardDone);
+      comm_.post(w.take());
+      comm_.complete_posts();
+    }
+  }
+  agree_on_failure(failure_);
+}
+
 }  // namespace moelab

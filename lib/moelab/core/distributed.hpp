@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -115,5 +116,33 @@ void agree_on_failure(const std::exception_ptr& local);
 /// agreement when a failure escaped the agreements (a bug): other ranks may be waiting in a
 /// collective, so the CLI aborts the whole job (MPI_Abort) instead of hanging.
 bool failure_agreed();
+
+/// The collecting side of a sharded loop (`run`'s whole points, `check`'s claims): each rank computes
+/// its own units; ranks > 0 post each finished unit's bytes to rank 0 as it completes (`post`); rank 0
+/// handles what has arrived between its own units (`poll`) and, after them, everything until every
+/// other rank said it is done (`finish`). Messages: {1, unit, payload} and {2} (done). A failure of
+/// `on_unit` is kept in the caller's `failure` and the remaining messages are still drained, so every
+/// rank reaches the agreement that ends `finish`. Serial (one rank): post/poll do nothing, finish
+/// only agrees.
+class ShardCollector {
+ public:
+  using Handler = std::function<void(std::uint64_t unit, std::string payload)>;
+  ShardCollector(Communicator& comm, std::exception_ptr& failure, Handler on_unit)
+      : comm_(comm), failure_(failure), on_unit_(std::move(on_unit)) {}
+  /// Rank > 0: one finished unit to rank 0 (does not wait for delivery).
+  void post(std::uint64_t unit, std::string_view payload);
+  /// Rank 0: handles the units that have arrived, without waiting.
+  void poll() { receive(false); }
+  /// Every rank, once, after its own units: rank 0 handles units until every other rank is done; a
+  /// rank > 0 says it is done and waits until its posts were delivered. Then agree_on_failure(failure).
+  void finish();
+
+ private:
+  void receive(bool wait);
+  Communicator& comm_;
+  std::exception_ptr& failure_;
+  Handler on_unit_;
+  int finished_ranks_ = 0;
+};
 
 }  // namespace moelab

@@ -156,9 +156,6 @@ JournalIdentity run_identity(const StudyDef& study, const Scenario& sc, const Mc
 
 namespace {
 
-// Messages from ranks > 0 to rank 0 during a run.
-enum : std::uint64_t { kMsgPoint = 1, kMsgDone = 2 };
-
 std::string point_label(const SweepPoint& p) {
   std::string s;
   for (const auto& [k, v] : p.coordinates) s += k + "=" + v + ";";
@@ -355,27 +352,10 @@ CsvTable run_scenario(const StudyDef& study, const Scenario& sc, const McBudget&
 
   // 2. Whole points: each rank its own; ranks > 0 post each point's rows to rank 0 as it completes,
   // rank 0 journals them between its own points and, at the end, until every rank said it is done.
-  int finished_ranks = 0;
-  const auto receive = [&](bool wait) {
-    int source = 0;
-    std::string message;
-    while (finished_ranks < ranks - 1 && comm.next(source, message, wait)) {
-      ByteReader r(message);
-      if (r.u64() == kMsgDone) {
-        ++finished_ranks;
-        continue;
-      }
-      const auto i = static_cast<std::size_t>(r.u64());
-      std::string payload = r.blob();
-      if (failure) continue;  // keep draining; the run fails anyway
-      try {
-        MOELAB_EXPECT(i < points.size(), "a rank sent a point index past the sweep");
-        record(i, decode_point(points[i], payload, "<rank message>", i), &payload);
-      } catch (...) {
-        failure = std::current_exception();
-      }
-    }
-  };
+  ShardCollector collect(comm, failure, [&](std::uint64_t i, std::string payload) {
+    MOELAB_EXPECT(i < points.size(), "a rank sent a point index past the sweep");
+    record(static_cast<std::size_t>(i), decode_point(points[static_cast<std::size_t>(i)], payload, "<rank message>", i), &payload);
+  });
   for (std::size_t i : mine) {
     if (failure) break;
     try {
@@ -386,27 +366,15 @@ CsvTable run_scenario(const StudyDef& study, const Scenario& sc, const McBudget&
       auto rows = sink.take();
       if (root) {
         record(i, std::move(rows), nullptr);
-        if (ranks > 1) receive(false);
+        collect.poll();
       } else {
-        ByteWriter w;
-        w.u64(kMsgPoint), w.u64(i), w.blob(encode_point(points[i], rows));
-        comm.post(w.take());
+        collect.post(i, encode_point(points[i], rows));
       }
     } catch (...) {
       failure = std::current_exception();
     }
   }
-  if (ranks > 1) {
-    if (root) {
-      receive(true);
-    } else {
-      ByteWriter w;
-      w.u64(kMsgDone);
-      comm.post(w.take());
-      comm.complete_posts();
-    }
-  }
-  agree_on_failure(failure);
+  collect.finish();  // rank 0: every other rank's points; then the failure agreement
   progress.finish();
   if (!root) return CsvTable{};
 
