@@ -29,6 +29,9 @@ PY
 
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, threads $threads," \
   "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+# Both programs use OpenBLAS; its kernels follow OPENBLAS_CORETYPE when set (this project's machine
+# sets Haswell: AVX2 kernels on an AVX-512 CPU; bench/RESULTS.md gives both).
+echo "OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset (OpenBLAS chooses)}"
 t0=$(date +%s.%N)
 # /usr/bin/time: the process's CPU seconds too (user + sys), a check on the wall time of a shared machine.
 /usr/bin/time -f "%U %S" -o "$tmp/moelab.time" "$exe" run "$tmp/fig3.toml" --trials "$trials" --threads "$threads" \

@@ -1,7 +1,9 @@
 #!/bin/bash
 # mpi_determinism.sh MOELAB_EXE SOURCE_DIR WORK_DIR: `moelab run` and `moelab check --only` under
 # mpirun with 1, 2 and 3 ranks (one OpenMP thread each, --oversubscribe on this 2-core machine) must
-# give the bytes of the run without mpirun; a bad scenario must give exit 2 and one message.
+# give the bytes of the run without mpirun; a bad scenario must give exit 2 and one message;
+# `check --seeds` under 1 and 2 ranks the bytes of the serial run; a 2-rank run killed part-way and
+# resumed (under 2 ranks, and under 1) the bytes of the uninterrupted run.
 # Exit 77 (CTest: skipped) when the build has no MPI or mpirun is missing.
 set -u
 exe=$1 src=$2 work=$3
@@ -78,6 +80,61 @@ rc=$?
 n=$(grep -c '^moelab: error' "$work/bad.log")
 if [ "$rc" = 2 ] && [ "$n" = 1 ] && [ ! -e "$work/bad.csv" ]; then echo "ok: bad input under 3 ranks: exit 2, one message, no output"
 else echo "FAILED: bad input under 3 ranks: exit $rc, $n messages"; cat "$work/bad.log"; failures=$((failures + 1)); fi
+
+# 5. check --seeds: several suite seeds' (seed, claim) units dealt over the ranks; 1 and 2 ranks give
+#    the bytes of the run without mpirun (stability.csv and stability.md: every seed's verdicts).
+"$exe" check --quick --only "$only" --seeds 1..3 --threads 1 --out-dir "$work/seeds_serial" >/dev/null 2>&1
+rc_serial=$?
+for r in 1 2; do
+  mpi "$r" check --quick --only "$only" --seeds 1..3 --out-dir "$work/seeds_$r" >/dev/null 2>&1
+  rc=$?
+  [ "$rc" = "$rc_serial" ] || { echo "FAILED: check --seeds under $r ranks exited $rc, without mpirun $rc_serial"; failures=$((failures + 1)); }
+  same "check --seeds 1..3 stability.csv, $r ranks" "$work/seeds_serial/stability.csv" "$work/seeds_$r/stability.csv"
+  same "check --seeds 1..3 stability.md, $r ranks" "$work/seeds_serial/stability.md" "$work/seeds_$r/stability.md"
+done
+
+# 6. Resume under mpirun: a 2-rank run killed part-way (SIGTERM to mpirun, which forwards it to the
+#    ranks; SIGKILL to every process of the job in the second round) and resumed with --resume, under
+#    2 ranks and then under 1 (the journal does not depend on the rank count), gives the bytes of the
+#    uninterrupted run. The kill is sent once rank 0 has journalled some points and before the CSV
+#    exists; a round where the run finished first is reported and not counted as a pass.
+n_list=$(seq -s ', ' 4 2 122)  # 60 points, tens of ms each
+sed -e "s/^\"params.n\" = .*/\"params.n\" = [$n_list]/" -e 's/^trials = .*/trials = 1500/' "$work/sweep.toml" > "$work/long.toml"
+"$exe" run "$work/long.toml" --threads 1 -o "$work/long_serial.csv" >/dev/null || { echo "FAILED: serial long run"; exit 1; }
+for round in 1 2; do
+  out="$work/long_$round.csv"
+  journal="$out.journal"
+  rm -f "$out" "$journal"
+  mpirun -n 2 --oversubscribe --bind-to none "$exe" run "$work/long.toml" -o "$out" > "$work/long_$round.log" 2>&1 &
+  job=$!
+  # Wait (at most 60 s) for the journal to hold two records after its header: some points done.
+  for _ in $(seq 600); do
+    [ -s "$journal" ] && awk '/^end-of-header/ { h = 1; next } h { n++ } END { exit !(n >= 2) }' "$journal" && break
+    kill -0 "$job" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ "$round" = 1 ]; then
+    kill -TERM "$job" 2>/dev/null
+  else
+    kill -KILL $(pgrep -P "$job") "$job" 2>/dev/null  # mpirun and its rank processes, no signal handler runs
+  fi
+  wait "$job" 2>/dev/null
+  if [ -e "$out" ] || [ ! -s "$journal" ]; then
+    echo "FAILED: resume round $round: the 2-rank run was not interrupted part-way (CSV present or no journal)"
+    failures=$((failures + 1))
+    continue
+  fi
+  ranks=$((3 - round))  # round 1 resumes under 2 ranks, round 2 under 1 (no mpirun)
+  if [ "$ranks" = 2 ]; then
+    mpi 2 run "$work/long.toml" -o "$out" --resume > "$work/long_resume_$round.log" 2>&1
+  else
+    "$exe" run "$work/long.toml" --threads 1 -o "$out" --resume > "$work/long_resume_$round.log" 2>&1
+  fi
+  rc=$?
+  [ "$rc" = 0 ] || { echo "FAILED: --resume under $ranks rank(s) exited $rc"; cat "$work/long_resume_$round.log"; failures=$((failures + 1)); continue; }
+  same "killed 2-rank run (round $round) resumed under $ranks rank(s)" "$work/long_serial.csv" "$out"
+  [ -e "$journal" ] && { echo "FAILED: journal left after the resumed run"; failures=$((failures + 1)); }
+done
 
 echo "$failures failure(s)"
 [ "$failures" = 0 ]
