@@ -9,6 +9,7 @@
 #include "moelab/scenario/study.hpp"
 #include "moelab/spectra/ensembles.hpp"
 #include "moelab/spectra/marchenko_pastur.hpp"
+#include "moelab/spectra/spectra_cuda.hpp"
 #include "moelab/spectra/spiked_covariance.hpp"
 #include "moelab/spectra/tracy_widom.hpp"
 
@@ -73,6 +74,29 @@ struct EsdPoint {
   int bins;
 };
 
+/// spectra.esd's reduction (shared by the CPU and the CUDA run).
+auto esd_reduce = [](const EsdPoint& pt, std::span<const Eigen::VectorXd> ev, const RunContext& ctx, RowSink& rows) {
+  const MarchenkoPastur mp(static_cast<double>(pt.M) / pt.N, pt.sigma2);
+  std::vector<double> pooled;
+  Welford ks;
+  for (const auto& e : ev) {
+    pooled.insert(pooled.end(), e.data(), e.data() + e.size());
+    ks.add(mp.ks_distance(std::span<const double>(e.data(), static_cast<std::size_t>(e.size()))));
+  }
+  const double a = mp.lower_edge(), bb = mp.upper_edge(), margin = 0.08 * (bb - a);
+  const double lo = std::max(a - margin, mp.c() > 1.0 ? 0.5 * a : 0.0), hi = bb + margin;
+  const auto h = histogram_density(pooled, lo, hi, pt.bins, static_cast<double>(pooled.size()));
+  const double width = (hi - lo) / pt.bins;
+  for (int i = 0; i < pt.bins; ++i) {
+    const double x = lo + (i + 0.5) * width;
+    // Bin average of the limit density (exact via the CDF), comparable with the histogram.
+    const double limit = (mp.cdf(lo + (i + 1) * width) - mp.cdf(lo + i * width)) / width;
+    rows.row().set("c", mp.c()).set("M", pt.M).set("N", pt.N).set("law", entry_law_name(pt.law)).set("x", x)
+        .set("empirical_density", h[static_cast<std::size_t>(i)]).set("limit_bin_density", limit)
+        .set("limit_density", mp.density(x)).set("ks_distance_mean", ks.mean()).set("trials", ctx.trials);
+  }
+};
+
 StudyDef esd_study() {
   StudyDef d;
   d.name = "spectra.esd";
@@ -105,27 +129,20 @@ StudyDef esd_study() {
                    ? Eigen::VectorXd(laguerre_tridiagonal_eigenvalues(pt.M, pt.N, 1.0, ctx.key.seed(), trial) * (pt.sigma2 / pt.N))
                    : sample_covariance_eigenvalues(pt.M, pt.N, {}, pt.sigma2, pt.law, ctx.key.seed(), trial);
       },
-      [](const EsdPoint& pt, std::span<const Eigen::VectorXd> ev, const RunContext& ctx, RowSink& rows) {
-        const MarchenkoPastur mp(static_cast<double>(pt.M) / pt.N, pt.sigma2);
-        std::vector<double> pooled;
-        Welford ks;
-        for (const auto& e : ev) {
-          pooled.insert(pooled.end(), e.data(), e.data() + e.size());
-          ks.add(mp.ks_distance(std::span<const double>(e.data(), static_cast<std::size_t>(e.size()))));
-        }
-        const double a = mp.lower_edge(), bb = mp.upper_edge(), margin = 0.08 * (bb - a);
-        const double lo = std::max(a - margin, mp.c() > 1.0 ? 0.5 * a : 0.0), hi = bb + margin;
-        const auto h = histogram_density(pooled, lo, hi, pt.bins, static_cast<double>(pooled.size()));
-        const double width = (hi - lo) / pt.bins;
-        for (int i = 0; i < pt.bins; ++i) {
-          const double x = lo + (i + 0.5) * width;
-          // Bin average of the limit density (exact via the CDF), comparable with the histogram.
-          const double limit = (mp.cdf(lo + (i + 1) * width) - mp.cdf(lo + i * width)) / width;
-          rows.row().set("c", mp.c()).set("M", pt.M).set("N", pt.N).set("law", entry_law_name(pt.law)).set("x", x)
-              .set("empirical_density", h[static_cast<std::size_t>(i)]).set("limit_bin_density", limit)
-              .set("limit_density", mp.density(x)).set("ks_distance_mean", ks.mean()).set("trials", ctx.trials);
-        }
-      });
+      esd_reduce);
+  // --backend cuda (experimental, issue 18 W3): every trial's matrix drawn on the device at the
+  // CPU's Sampler::entries addresses, eigenvalues batched there (spectra_cuda.hpp), then the same
+  // reduction. For Gaussian entries with M <= N the CPU draws the tridiagonal model instead (same
+  // spectral law, other draws): there the device rows agree with the CPU's in law, not byte for byte.
+  def.cuda = CudaPath::experimental;
+  def.run = [cpu_run = def.run](const std::any& a, const RunContext& ctx, RowSink& rows) {
+    if (ctx.backend != Backend::cuda) return cpu_run(a, ctx, rows);
+    const EsdPoint& pt = std::any_cast<const EsdPoint&>(a);
+    const auto ev = sample_covariance_eigenvalues_cuda(pt.M, pt.N, {}, pt.sigma2, pt.law, ctx.key.seed(), 0, static_cast<int>(ctx.trials));
+    ctx.advance(static_cast<std::size_t>(ctx.trials));
+    esd_reduce(pt, ev, ctx, rows);
+  };
+  def.trial_block = nullptr;  // (T = Eigen::VectorXd is not trivially copyable: never set for this study)
   // Per running trial: the tridiagonal Laguerre model (a few M-vectors; eigenvalues by implicit QR,
   // ~30 M^2 operations) for Gaussian entries with M <= N, else the dense spectrum (dense_spectrum_bytes;
   // Gram M N min(M, N) and tridiagonalisation 4/3 min^3). Kept: every trial's M eigenvalues, then
