@@ -133,7 +133,7 @@ fi
 # ---- 3. build: the GPU tests and benchmarks first, the moelab program (all topics) after ----
 targets_a=()
 known=$(ninja -C "$build" -t targets all 2>/dev/null | sed -n 's/^\([A-Za-z0-9_]*\): phony$/\1/p' | sort -u)
-for t in test_gpu_philox test_gpu_routing test_gpu_spectra gpu_bench_spectra bench_routing \
+for t in test_gpu_philox test_gpu_routing test_gpu_spectra gpu_bench_spectra bench_routing bench_moe_epoch \
          $(echo "$known" | grep '^test_gpu_'); do  # other helpers' GPU tests (noisy, moe, ...) too
   if echo "$known" | grep -qx "$t"; then
     [[ " ${targets_a[*]} " == *" $t "* ]] || targets_a+=("$t")
@@ -167,6 +167,15 @@ step bench_routing_cuda_hashed 90 "$bin/bench_routing" --paths cuda-full,cuda-pr
 cat "$out/steps/bench_routing_cuda_hashed.log" >> "$out/steps/bench_routing_cuda.log" 2>/dev/null
 step bench_spectra_cuda 90 "$bin/gpu_bench_spectra"
 step baselines_torch_cupy 150 python3 bench/gpu_baselines.py --points "$pts_py" --routing-log "$out/steps/bench_routing_cuda.log"
+# W4 (docs/gpu.md, the trainer's section): one epoch's steps on the device, moelab and PyTorch.
+if [ -x "$bin/bench_moe_epoch" ]; then
+  step moe_epoch_cuda 90 "$bin/bench_moe_epoch" --device cuda --steps 20 --warmup 2
+  if [ $dry -eq 0 ]; then
+    step moe_epoch_torch_cuda 90 python3 bench/moe_pytorch_epoch.py --device cuda --steps 20 --warmup 2
+  else
+    table+=("| moe_epoch_torch_cuda | skipped in a dry run (PyTorch on 2 CPU cores) | 0 |")
+  fi
+fi
 
 # ---- 6. CPU-vs-GPU agreement runs (need the moelab program) ----
 if [ -n "$build_b_pid" ]; then
@@ -174,10 +183,10 @@ if [ -n "$build_b_pid" ]; then
   cat "$out/steps/build_moelab.log" >> "$log"
   table+=("| build_moelab (background; waited ${dt}s) | $(tail -1 "$out/steps/build_moelab.log") | - |")
 fi
-agree() {
-  local toml=$1 tag=$2
-  "$bin/moelab" run "$toml" --backend cpu -o "$out/steps/${tag}_cpu.csv" --no-journal $trials || return 1
-  "$bin/moelab" run "$toml" --backend cuda -o "$out/steps/${tag}_cuda.csv" --no-journal $trials || return 1
+agree() {  # agree TOML TAG [moelab run options...]: the dry run's --trials 2 comes last (it wins)
+  local toml=$1 tag=$2; shift 2
+  "$bin/moelab" run "$toml" --backend cpu -o "$out/steps/${tag}_cpu.csv" --no-journal "$@" $trials || return 1
+  "$bin/moelab" run "$toml" --backend cuda -o "$out/steps/${tag}_cuda.csv" --no-journal "$@" $trials || return 1
   python3 bench/gpu_compare_csv.py "$out/steps/${tag}_cpu.csv" "$out/steps/${tag}_cuda.csv"
 }
 if [ -x "$bin/moelab" ]; then
@@ -186,12 +195,24 @@ if [ -x "$bin/moelab" ]; then
   # device does, so the rows agree point by point (Gaussian M <= N uses the tridiagonal model on the CPU).
   sed -e 's/^law = .*/law = "rademacher"/' -e 's/^trials = .*/trials = 40/' scenarios/spectra_mp_density.toml > "$out/steps/spectra_esd_rademacher.toml"
   step agree_spectra_esd 120 bash -c "$(declare -f agree); bin=$bin out=$out trials=\"${trials_opt[*]}\"; agree $out/steps/spectra_esd_rademacher.toml spectra_esd"
-  # Other helpers' device paths: one scenario per line in bench/gpu_agreement.list (if present).
+  # W1 (docs/gpu.md, the noisy section): Fig. 3 rows on both backends at 100 trials, then the
+  # device at the paper's 1000 trials and the PyTorch baselines of bench/torch_fig3_gpu.py.
+  if [ -f scenarios/noisy_fig3.toml ]; then
+    step agree_noisy_fig3 150 bash -c "$(declare -f agree); bin=$bin out=$out trials=\"${trials_opt[*]}\"; agree scenarios/noisy_fig3.toml noisy_fig3 --trials 100"
+    step noisy_fig3_cuda_1000 120 "$bin/moelab" run scenarios/noisy_fig3.toml --backend cuda --trials 1000 --no-journal -o "$out/steps/noisy_fig3_cuda_1000.csv"
+    if [ $dry -eq 0 ] && [ -f bench/torch_fig3_gpu.py ]; then
+      for method in cholesky lstsq; do
+        step "torch_fig3_$method" 90 python3 bench/torch_fig3_gpu.py --n 240 480 720 840 888 900 912 960 1080 1200 1500 1800 2400 3000 3600 \
+          --trials 1000 --batch 100 --method "$method"
+      done
+    fi
+  fi
+  # More device paths: one "scenario [moelab run options]" per line in bench/gpu_agreement.list.
   if [ -f bench/gpu_agreement.list ]; then
-    while read -r toml; do
+    while read -r toml extra; do
       [ -n "$toml" ] && [ "${toml#\#}" = "$toml" ] || continue
       tag=$(basename "$toml" .toml)
-      step "agree_$tag" 120 bash -c "$(declare -f agree); bin=$bin out=$out trials=\"${trials_opt[*]}\"; agree $toml $tag"
+      step "agree_$tag" 120 bash -c "$(declare -f agree); bin=$bin out=$out trials=\"${trials_opt[*]}\"; agree $toml $tag $extra"
     done < bench/gpu_agreement.list
   fi
 else
@@ -220,7 +241,9 @@ step bench_routing_cpu 90 "$bin/bench_routing" --paths full,projected --points "
   grep -hE "Compiling entry|Used [0-9]+ registers|bytes stack frame" "$out/steps/build_gpu_targets.log" 2>/dev/null | sed 's/^ *//' | head -60
   echo '```'
   echo
-  for s in bench_routing_cuda bench_spectra_cuda baselines_torch_cupy bench_routing_cpu; do  # (bench_routing_cuda holds the hashed run too)
+  for s in bench_routing_cuda bench_spectra_cuda baselines_torch_cupy moe_epoch_cuda moe_epoch_torch_cuda noisy_fig3_cuda_1000 \
+           torch_fig3_cholesky torch_fig3_lstsq bench_routing_cpu; do  # (bench_routing_cuda holds the hashed run too)
+    [ -f "$out/steps/$s.log" ] || continue
     echo "## $s"
     echo '```'; grep -vE "^\s*$" "$out/steps/$s.log" 2>/dev/null | tail -40; echo '```'
   done
