@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include <boost/math/distributions/normal.hpp>
@@ -81,4 +83,29 @@ TEST_CASE("bulk normals are standard normal (KS and moments, with a 1% scale con
   const boost::math::normal_distribution<double> phi;
   const double d = moelab::ks_statistic(z, [&](double x) { return boost::math::cdf(phi, x); });
   CHECK(moelab::ks_pvalue(d, kN) > 1e-3);
+}
+
+TEST_CASE("the AVX-512 and AVX2 paths of the bulk normals give the same bits", "[linalg][normals]") {
+  // fill_normal_blocks takes the AVX-512 path at run time on CPUs that have it; every lane runs the
+  // same IEEE operations as the AVX2 path, so the normals must be bit-identical (no tolerance),
+  // including the 32-bit wrap of the block counter and windows that are not multiples of 16 blocks.
+  const std::string path = moelab::normal_kernel_path();
+  if (path != "avx512") WARN("this CPU takes the " << path << " path: both sides below are that path");
+  const std::uint64_t seeds[] = {1, 0x9e3779b97f4a7c15ull};
+  const std::uint64_t trials[] = {0, (1ull << 32) + 3};
+  const std::uint64_t firsts[] = {0, 5, 0xfffffff0ull};  // the last one wraps past 2^32
+  int differing = 0, compared = 0;
+  for (const auto seed : seeds)
+    for (const auto trial : trials)
+      for (const auto first : firsts)
+        for (const std::uint64_t blocks : {1ull, 7ull, 8ull, 9ull, 16ull, 17ull, 1000ull}) {
+          const RandomStream rs(seed, StreamTag::design_noise, trial);
+          std::vector<double> fast(2 * blocks + 1, -7.0), narrow(2 * blocks + 1, -7.0);
+          moelab::fill_normal_blocks(rs.address(), first, blocks, fast.data());
+          moelab::fill_normal_blocks_without_avx512(rs.address(), first, blocks, narrow.data());
+          for (std::size_t k = 0; k < fast.size(); ++k, ++compared) differing += std::memcmp(&fast[k], &narrow[k], sizeof(double)) != 0;
+          CHECK(fast.back() == -7.0);  // nothing written past 2 blocks
+        }
+  INFO(compared << " values compared on the " << path << " path");
+  CHECK(differing == 0);
 }

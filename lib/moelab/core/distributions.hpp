@@ -67,6 +67,14 @@ class RandomStream {
 /// window it is requested in.
 void fill_normal_blocks(const DrawAddress& address, std::uint64_t first_block, std::uint64_t blocks, double* out);
 
+/// The path fill_normal_blocks takes on this CPU: "avx512" (chosen at run time when the CPU has
+/// AVX-512 F and DQ; the environment variable MOELAB_NO_AVX512 declines it), "avx2" or "scalar" (a
+/// build without AVX2/FMA). The AVX-512 and AVX2 paths give bit-identical normals.
+const char* normal_kernel_path();
+/// fill_normal_blocks through the AVX2 (or scalar) path whatever the CPU: for tests comparing paths.
+void fill_normal_blocks_without_avx512(const DrawAddress& address, std::uint64_t first_block, std::uint64_t blocks,
+                                       double* out);
+
 /// out[k] = normal j = first + k of `stream`, k < count (fill_normal_blocks, any window: odd `first`
 /// and odd ends included).
 void fill_normal_bulk(const RandomStream& stream, std::uint64_t first, std::uint64_t count, double* out);
