@@ -141,13 +141,14 @@ for t in test_gpu_philox test_gpu_routing test_gpu_spectra gpu_bench_spectra ben
     table+=("| target $t | not in this build (MOELAB_BUILD_BENCH / MOELAB_CUDA off?) | 0 |")
   fi
 done
-step build_gpu_targets 300 cmake --build "$build" --target "${targets_a[@]}" -j "$jobs"
+# -k 0: a target that fails to build (another part mid-edit) does not stop the others.
+step build_gpu_targets 300 cmake --build "$build" --target "${targets_a[@]}" -j "$jobs" -- -k 0
 build_b_pid=""
 if [ $dry -eq 1 ]; then
-  step build_moelab 100000 cmake --build "$build" --target moelab_exe -j "$jobs"
+  step build_moelab 100000 cmake --build "$build" --target moelab_exe -j "$jobs" -- -k 0
 else
   # In the background while the GPU runs (a note in the report: CPU timings wait for it).
-  ( nice -n 10 timeout --kill-after=5 $(( $(left) - 60 )) cmake --build "$build" --target moelab_exe -j "$jobs" \
+  ( nice -n 10 timeout --kill-after=5 $(( $(left) - 60 )) cmake --build "$build" --target moelab_exe -j "$jobs" -- -k 0 \
       > "$out/steps/build_moelab.log" 2>&1; echo "exit $?" >> "$out/steps/build_moelab.log" ) &
   build_b_pid=$!
 fi
