@@ -42,6 +42,9 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then 
 if [ $dry -eq 0 ] && [ $have_gpu -eq 0 ]; then
   echo "gpu_run.sh: no GPU found (nvidia-smi): running as --dry-run"; dry=1
 fi
+# The Python that holds PyTorch: plain python3 on the device image; here /usr/bin/python3 (CPU torch).
+py=${PYTHON:-python3}
+[ $dry -eq 1 ] && [ -z "${PYTHON:-}" ] && [ -x /usr/bin/python3 ] && py=/usr/bin/python3
 # Sizes: the device's, or small ones that only show that every step runs (dry run).
 pts_gpu=100000000; pts_cpu=20000000; pts_py=20000000; trials_opt=()
 if [ $dry -eq 1 ]; then
@@ -98,7 +101,7 @@ env_report() {
   nvcc --version 2>/dev/null | tail -2 || /usr/local/cuda/bin/nvcc --version | tail -2
   cmake --version | head -1; ninja --version; ${CXX:-g++} --version | head -1
   echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores"
-  python3 - <<'PY' || true
+  "$py" - <<'PY' || true
 import importlib
 for name in ("torch", "cupy", "numpy"):
     try:
@@ -167,12 +170,12 @@ step bench_routing_cuda 90 "$bin/bench_routing" --paths cuda-full,cuda-projected
 step bench_routing_cuda_hashed 90 "$bin/bench_routing" --paths cuda-full,cuda-projected --points "$(( pts_gpu / 5 ))" --reps 3 --shapes 256,8,256
 cat "$out/steps/bench_routing_cuda_hashed.log" >> "$out/steps/bench_routing_cuda.log" 2>/dev/null
 step bench_spectra_cuda 90 "$bin/gpu_bench_spectra"
-step baselines_torch_cupy 150 python3 bench/gpu_baselines.py --points "$pts_py" --routing-log "$out/steps/bench_routing_cuda.log"
+step baselines_torch_cupy 150 "$py" bench/gpu_baselines.py --points "$pts_py" --routing-log "$out/steps/bench_routing_cuda.log"
 # W4 (docs/gpu.md, the trainer's section): one epoch's steps on the device, moelab and PyTorch.
 if [ -x "$bin/bench_moe_epoch" ]; then
   step moe_epoch_cuda 90 "$bin/bench_moe_epoch" --device cuda --steps 20 --warmup 2
   if [ $dry -eq 0 ]; then
-    step moe_epoch_torch_cuda 90 python3 bench/moe_pytorch_epoch.py --device cuda --steps 20 --warmup 2
+    step moe_epoch_torch_cuda 90 "$py" bench/moe_pytorch_epoch.py --device cuda --steps 20 --warmup 2
   else
     table+=("| moe_epoch_torch_cuda | skipped in a dry run (PyTorch on 2 CPU cores) | 0 |")
   fi
@@ -184,10 +187,16 @@ if [ -n "$build_b_pid" ]; then
   cat "$out/steps/build_moelab.log" >> "$log"
   table+=("| build_moelab (background; waited ${dt}s) | $(tail -1 "$out/steps/build_moelab.log") | - |")
 fi
-agree() {  # agree TOML TAG [moelab run options...]: the dry run's --trials 2 comes last (it wins)
+agree() {  # agree TOML TAG [moelab run options...]; a dry run's $trials (--trials 2) replaces theirs
   local toml=$1 tag=$2; shift 2
-  "$bin/moelab" run "$toml" --backend cpu -o "$out/steps/${tag}_cpu.csv" --no-journal "$@" $trials || return 1
-  "$bin/moelab" run "$toml" --backend cuda -o "$out/steps/${tag}_cuda.csv" --no-journal "$@" $trials || return 1
+  local args=() skip=0 a
+  for a in "$@"; do
+    if [ $skip -eq 1 ]; then skip=0; continue; fi
+    if [ -n "$trials" ] && [ "$a" = "--trials" ]; then skip=1; continue; fi
+    args+=("$a")
+  done
+  "$bin/moelab" run "$toml" --backend cpu -o "$out/steps/${tag}_cpu.csv" --no-journal "${args[@]}" $trials || return 1
+  "$bin/moelab" run "$toml" --backend cuda -o "$out/steps/${tag}_cuda.csv" --no-journal "${args[@]}" $trials || return 1
   python3 bench/gpu_compare_csv.py "$out/steps/${tag}_cpu.csv" "$out/steps/${tag}_cuda.csv"
 }
 if [ -x "$bin/moelab" ]; then
@@ -203,7 +212,7 @@ if [ -x "$bin/moelab" ]; then
     step noisy_fig3_cuda_1000 120 "$bin/moelab" run scenarios/noisy_fig3.toml --backend cuda --trials 1000 --no-journal -o "$out/steps/noisy_fig3_cuda_1000.csv"
     if [ $dry -eq 0 ] && [ -f bench/torch_fig3_gpu.py ]; then
       for method in cholesky lstsq; do
-        step "torch_fig3_$method" 90 python3 bench/torch_fig3_gpu.py --n 240 480 720 840 888 900 912 960 1080 1200 1500 1800 2400 3000 3600 \
+        step "torch_fig3_$method" 90 "$py" bench/torch_fig3_gpu.py --n 240 480 720 840 888 900 912 960 1080 1200 1500 1800 2400 3000 3600 \
           --trials 1000 --batch 100 --method "$method"
       done
     fi
