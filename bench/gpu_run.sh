@@ -205,10 +205,11 @@ if [ -x "$bin/moelab" ]; then
   # device does, so the rows agree point by point (Gaussian M <= N uses the tridiagonal model on the CPU).
   sed -e 's/^law = .*/law = "rademacher"/' -e 's/^trials = .*/trials = 40/' scenarios/spectra_mp_density.toml > "$out/steps/spectra_esd_rademacher.toml"
   step agree_spectra_esd 120 bash -c "$(declare -f agree); bin=$bin out=$out trials=\"${trials_opt[*]}\"; agree $out/steps/spectra_esd_rademacher.toml spectra_esd"
-  # W1 (docs/gpu.md, the noisy section): Fig. 3 rows on both backends at 100 trials, then the
+  # W1 (docs/gpu.md, the noisy section): Fig. 3 rows on both backends at 20 trials (its CPU side is
+  # estimated at 3.6e10 operations a trial: 100 trials would not fit the step on 16 cores), then the
   # device at the paper's 1000 trials and the PyTorch baselines of bench/torch_fig3_gpu.py.
   if [ -f scenarios/noisy_fig3.toml ]; then
-    step agree_noisy_fig3 150 bash -c "$(declare -f agree); bin=$bin out=$out trials=\"${trials_opt[*]}\"; agree scenarios/noisy_fig3.toml noisy_fig3 --trials 100"
+    step agree_noisy_fig3 150 bash -c "$(declare -f agree); bin=$bin out=$out trials=\"${trials_opt[*]}\"; agree scenarios/noisy_fig3.toml noisy_fig3 --trials 20"
     step noisy_fig3_cuda_1000 120 "$bin/moelab" run scenarios/noisy_fig3.toml --backend cuda --trials 1000 --no-journal -o "$out/steps/noisy_fig3_cuda_1000.csv"
     if [ $dry -eq 0 ] && [ -f bench/torch_fig3_gpu.py ]; then
       for method in cholesky lstsq; do
