@@ -176,7 +176,7 @@ TEST_CASE("the student learns: the normalized test MSE falls well below its init
   CHECK(before > 1.0);
 }
 
-TEST_CASE("training inputs: draw j is RandomStream::normal(j) rounded, for any thread count and chunking", "[moe][determinism]") {
+TEST_CASE("training inputs: draw j is the stream's bulk normal j rounded, for any thread count and chunking", "[moe][determinism]") {
   // 40 x 3000 = 120000 draws: above the serial threshold (2^16), so 2 threads split it into chunks
   // of 2^15 (the last one partial, starting at an even and an odd column boundary alike).
   const RandomStream rs(17, StreamTag::moe_train_data, 5);
@@ -189,10 +189,15 @@ TEST_CASE("training inputs: draw j is RandomStream::normal(j) rounded, for any t
     set_num_threads(0);
     REQUIRE(a.size() == b.size());
     CHECK(std::equal(a.data(), a.data() + a.size(), b.data()));
+    std::vector<double> bulk(static_cast<std::size_t>(c.size()));
+    fill_normal_cpu(rs, 0, bulk.size(), bulk.data());  // one window: the values are window-independent
     for (Eigen::Index j = 0; j < c.size(); ++j) {
-      const double z = rs.normal(static_cast<std::uint64_t>(j));
+      const double z = bulk[static_cast<std::size_t>(j)];
       REQUIRE(c.data()[j] == z);
       REQUIRE(a.data()[j] == static_cast<float>(z));
+      // The law: RandomStream::normal(j) to rounding (the bulk path's stated < 4 ulp of the radius;
+      // |z| < 6.5 here, so 4 ulp of 6.5 < 6e-15; 1e-14 leaves room).
+      REQUIRE(std::abs(z - rs.normal(static_cast<std::uint64_t>(j))) < 1e-14);
     }
   }
 }

@@ -46,10 +46,12 @@ template <class S>
 typename MoeModel<S>::Mat gaussian_inputs(int d, std::int64_t n, std::uint64_t seed, StreamTag tag, std::uint64_t trial) {
   const RandomStream rs(seed, tag, trial);
   typename MoeModel<S>::Mat X(d, n);
-  // Draw j is normal(j) whatever chunk computes it, so chunks of 2^15 draws may run on any thread
-  // with the same bytes; one chunk (serial) below 2^16 draws, where a parallel region costs more
-  // than it saves. The libm Box-Muller of RandomStream::fill_normal (~19 ns a draw) was 20% of a
-  // training step of the Fig. 2 bench on one thread once the GEMMs ran in OpenBLAS.
+  // Draw j is the bulk normal j of the stream (fill_normal_cpu: the same Philox blocks and
+  // Box-Muller map as RandomStream::normal(j), evaluated vectorised, within a few ulp of it; its
+  // value does not depend on the window it is requested in), so chunks of 2^15 draws may run on any
+  // thread with the same bytes; one chunk (serial) below 2^16 draws, where a parallel region costs
+  // more than it saves. The libm Box-Muller of RandomStream::fill_normal (~19 ns a draw) was ~9 ms
+  // of the Fig. 2 bench's 43 ms step on one thread (bench/RESULTS.md, moe).
   const std::size_t total = static_cast<std::size_t>(d) * static_cast<std::size_t>(n);
   constexpr std::size_t kChunk = std::size_t{1} << 15;
   const std::size_t chunks = total < 2 * kChunk ? 1 : (total + kChunk - 1) / kChunk;
@@ -57,7 +59,7 @@ typename MoeModel<S>::Mat gaussian_inputs(int d, std::int64_t n, std::uint64_t s
   auto fill = [&](std::size_t c) {
     const std::size_t a = c * per, b = std::min(total, a + per);
     std::vector<double> buf(b - a);
-    rs.fill_normal(a, b - a, buf.data());
+    fill_normal_cpu(rs, a, b - a, buf.data());
     for (std::size_t i = a; i < b; ++i) X.data()[i] = static_cast<S>(buf[i - a]);
   };
   if (chunks > 1 && num_threads() > 1)
