@@ -49,8 +49,11 @@ claims::Evidence check_separation(const claims::CheckBudget& b, const RngKey& ke
   for (std::uint64_t p : {12, 30, 60, 114}) found.push_back(optimise_ksum_student(teacher, train, p, swaps, key));
   std::vector<Student> students;
   for (const auto& f : found) students.push_back(f.student);
-  const int batches = b.pick(8, 24);
-  const std::uint64_t n = b.pick<std::uint64_t>(4000, 20000);
+  // 16 batches at --quick: the lower-bound tests are Student t with batches - 1 degrees of freedom,
+  // and with 8 batches (7 dof) the t quantile at the suite's alpha/(m B) made the detectable deviation
+  // 1.1 x the relevance at seed 8 (inconclusive there, holds at the other 19 of 20 seeds).
+  const int batches = b.pick(16, 24);
+  const std::uint64_t n = b.pick<std::uint64_t>(3000, 20000);
   const auto errs = separation_experiment(teacher, students, InputLaw::gaussian, n, batches, key.with("eval"));
   const double norm2 = errs[0].teacher_norm2.mean();
   const auto floor_of = [&](std::uint64_t p) {

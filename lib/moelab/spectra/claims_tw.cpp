@@ -21,8 +21,11 @@ Evidence check_tw(const CheckBudget& b, const RngKey& key, int beta) {
   // the two-term extrapolation needs (the p^-1/3 and p^-2/3 columns are nearly collinear).
   const auto sizes = b.pick(std::vector<int>{50, 100, 200, 400, 800, 1600}, std::vector<int>{50, 100, 200, 400, 800, 1600, 3200, 6400});
   // 8000 at --quick: with 4000 the variance sub-test detects only ~1.2x the TW1-vs-TW2 difference
-  // (power statement, combined_relevance), so the claim could not be decided.
-  const std::int64_t trials = b.pick<std::int64_t>(8000, 16000);
+  // (power statement, combined_relevance), so the claim could not be decided. beta = 1 takes 12000:
+  // at 8000 its power judged at the whole suite's alpha/(m B) sat at the relevance (detectable 0.2585
+  // vs 0.2565 at seed 8), so the verdict switched between holds and inconclusive over the seeds (5 of
+  // 20 holds in the 20-seed stability run); 12000 puts the detectable deviation ~18% below it.
+  const std::int64_t trials = beta == 1 ? b.pick<std::int64_t>(12000, 16000) : b.pick<std::int64_t>(8000, 16000);
   const TracyWidomMoments tw = tracy_widom_moments(beta), other = tracy_widom_moments(beta == 1 ? 2 : 1);
   const WishartEdge kind = beta == 1 ? WishartEdge::johnstone_real : WishartEdge::johansson_complex;
   SizeSeries mean, second;
