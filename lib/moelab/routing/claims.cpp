@@ -11,6 +11,8 @@ namespace moelab::routing {
 
 using claims::ClaimKind;
 
+void register_c10_claims(claims::Registry& r);  // claims_c10.cpp
+
 void register_claims(claims::Registry& r) {
   r.add({"routing.lemma32.region_masses", "granularity, Lemma 3.2 (Eqs. 3.1-3.3), Lemmas A.5-A.7",
          "For Gaussian routing vectors and d >= C k (log m)^2: E mu(U_S) = 1/C(m,k), E mu(U_S)^2 <= 3/C(m,k)^2, and at least 1/9 of "
@@ -37,6 +39,7 @@ void register_claims(claims::Registry& r) {
          "optimised students the error is at least the a-priori floor (delta/4)(1 - sum of the p largest mu(U_S)).",
          ClaimKind::bound, detail::check_separation});
   register_appendix_claims(r);
+  register_c10_claims(r);
 }
 
 }  // namespace moelab::routing
