@@ -98,7 +98,7 @@ Evidence check_claim_c10(const claims::CheckBudget&, const RngKey&) {
                                     cnt_c.cases, cnt_c.bad));
   e.relevance = 0.0;  // exact integer / log-binomial evaluation: any violation shows
   e.note = fmt::format("greedy step: R = 10^5 fails at {} of {} k (first k = {}; 0.0001 * 10^5 k = 10 k, not 1000 k); R = 10^7: {} "
-                       "violations; smallest working R* = {} (asymptotically 749/0.0001 + 1); counting step: {} cases, {} violations, "
+                       "violations; smallest working R* = {} (= 749/0.0001 + 2 for the strict > 750k); counting step: {} cases, {} violations, "
                        "largest log(count/bound) = {:.3g} (0 = attained at |T| = 750k, k < 10^4); control 749k: {} violations",
                        printed.bad, printed.cases, printed.first_bad_k, exact.bad, r_star, cnt.cases, cnt.bad, cnt.worst, cnt_c.bad);
   return e;
