@@ -31,12 +31,12 @@ fs::path scratch(const std::string& name) { return scratch_in("moelab_resume_tes
 
 // Many cheap points (noisy.excess_risk on a 6-dimensional model): ~1 s in all, each point a few ms,
 // so a kill lands between points, inside a point, or inside a journal write.
-std::string sweep_toml(double sigma2 = 0.5) {
+std::string sweep_toml(double sigma2 = 0.5, int trials = 300) {
   std::string n;
   for (int i = 0; i < 60; ++i) n += (i ? ", " : "") + std::to_string(4 + 2 * i);
   return "study = \"noisy.excess_risk\"\n[model]\nk = 2\nblock_size = 3\nsigma2 = " + std::to_string(sigma2) +
          "\n[model.covariance]\nkind = \"toeplitz\"\nrho = 0.3\n[model.beta]\nkind = \"random\"\nseed = 5\n"
-         "[sweep]\n\"params.n\" = [" + n + "]\n[monte_carlo]\ntrials = 300\nseed = 3\n";
+         "[sweep]\n\"params.n\" = [" + n + "]\n[monte_carlo]\ntrials = " + std::to_string(trials) + "\nseed = 3\n";
 }
 
 }  // namespace
@@ -64,7 +64,9 @@ TEST_CASE("moelab --version and the CSV name the git revision, build type, compi
 TEST_CASE("runs killed at random moments and resumed give the bytes of an uninterrupted run", "[cli][scaleout]") {
   const fs::path toml = scratch("sweep.toml"), ref = scratch("ref.csv"), out = scratch("out.csv");
   const fs::path journal = out.string() + ".journal";
-  std::ofstream(toml) << sweep_toml();
+  // 1200 trials a point (~1 s in all): with 300 the run took 0.32 s after the Fig. 3 speed-ups, so
+  // process start-up was a large share of it and too many kills landed before the journal existed.
+  std::ofstream(toml) << sweep_toml(0.5, 1200);
   const auto t0 = std::chrono::steady_clock::now();
   REQUIRE(run("run " + toml.string() + " --threads 1 -o " + ref.string()).code == 0);
   const auto full = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);

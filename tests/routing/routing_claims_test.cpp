@@ -53,7 +53,7 @@ void check_verdicts(const std::map<std::string, Verdict>& expected) {
 
 TEST_CASE("routing claims keep their ids and each states a source and statement", "[routing][claims]") {
   const auto& all = routing_claims().all();
-  REQUIRE(all.size() == 20);
+  REQUIRE(all.size() == 21);
   for (const auto& c : all) {
     CAPTURE(c.id);
     CHECK(c.id.rfind("routing.", 0) == 0);
