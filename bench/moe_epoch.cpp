@@ -11,6 +11,7 @@
 // unless --tf32; the time covers the steps up to the device's completion (the losses' copy back).
 //   bench_moe_epoch --device cuda --steps S [--warmup W] [--tf32]
 #include <cstdio>
+#include <exception>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -79,15 +80,21 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "bench_moe_epoch: --device cuda: moelab was built without CUDA (-DMOELAB_CUDA=ON)\n");
       return 2;
     }
-    moe::TeacherStudentCuda<float> dev(cfg, tf32);
-    dev.train_until(warmup);
-    const auto t0 = Clock::now();
-    dev.train_until(warmup + steps);
-    const double s = seconds_since(t0);
-    const double flops_per_sample = fwd(cfg.teacher) + 3.0 * fwd(cfg.student);
-    std::printf("moelab_cuda tf32 %d teacher %s student %s kw %d steps %d batch %d d %d step_ms %.3f samples_per_s %.1f useful_gflops %.2f last_loss %.6g\n",
-                tf32 ? 1 : 0, cfg.teacher.name().c_str(), cfg.student.name().c_str(), kw, steps, batch, d, 1e3 * s / steps,
-                static_cast<double>(batch) * steps / s, flops_per_sample * batch * steps / s / 1e9, dev.losses().back());
+    // No usable device, or a CUDA failure: one message and exit 2, not an uncaught exception.
+    try {
+      moe::TeacherStudentCuda<float> dev(cfg, tf32);
+      dev.train_until(warmup);
+      const auto t0 = Clock::now();
+      dev.train_until(warmup + steps);
+      const double s = seconds_since(t0);
+      const double flops_per_sample = fwd(cfg.teacher) + 3.0 * fwd(cfg.student);
+      std::printf("moelab_cuda tf32 %d teacher %s student %s kw %d steps %d batch %d d %d step_ms %.3f samples_per_s %.1f useful_gflops %.2f last_loss %.6g\n",
+                  tf32 ? 1 : 0, cfg.teacher.name().c_str(), cfg.student.name().c_str(), kw, steps, batch, d, 1e3 * s / steps,
+                  static_cast<double>(batch) * steps / s, flops_per_sample * batch * steps / s / 1e9, dev.losses().back());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "bench_moe_epoch: --device cuda: %s\n", e.what());
+      return 2;
+    }
     return 0;
   }
   moe::TeacherStudent<float> ts(cfg);
