@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_status.cuh"
 #include "device_memory.cuh"
 
 #include "moelab/noisy/detail/excess_plan.hpp"
@@ -22,57 +23,6 @@
 namespace moelab::cuda {
 
 namespace {
-
-const char* cublas_status_name(cublasStatus_t s) {
-  switch (s) {
-    case CUBLAS_STATUS_SUCCESS: return "CUBLAS_STATUS_SUCCESS";
-    case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
-    case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
-    case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
-    case CUBLAS_STATUS_ARCH_MISMATCH: return "CUBLAS_STATUS_ARCH_MISMATCH";
-    case CUBLAS_STATUS_MAPPING_ERROR: return "CUBLAS_STATUS_MAPPING_ERROR";
-    case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
-    case CUBLAS_STATUS_INTERNAL_ERROR: return "CUBLAS_STATUS_INTERNAL_ERROR";
-    case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
-    default: return "cuBLAS status (unnamed)";
-  }
-}
-
-const char* cusolver_status_name(cusolverStatus_t s) {
-  switch (s) {
-    case CUSOLVER_STATUS_SUCCESS: return "CUSOLVER_STATUS_SUCCESS";
-    case CUSOLVER_STATUS_NOT_INITIALIZED: return "CUSOLVER_STATUS_NOT_INITIALIZED";
-    case CUSOLVER_STATUS_ALLOC_FAILED: return "CUSOLVER_STATUS_ALLOC_FAILED";
-    case CUSOLVER_STATUS_INVALID_VALUE: return "CUSOLVER_STATUS_INVALID_VALUE";
-    case CUSOLVER_STATUS_ARCH_MISMATCH: return "CUSOLVER_STATUS_ARCH_MISMATCH";
-    case CUSOLVER_STATUS_EXECUTION_FAILED: return "CUSOLVER_STATUS_EXECUTION_FAILED";
-    case CUSOLVER_STATUS_INTERNAL_ERROR: return "CUSOLVER_STATUS_INTERNAL_ERROR";
-    case CUSOLVER_STATUS_NOT_SUPPORTED: return "CUSOLVER_STATUS_NOT_SUPPORTED";
-    default: return "cuSOLVER status (unnamed)";
-  }
-}
-
-void check_cublas(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(std::string("moelab::cuda noisy: ") + what + ": " + cublas_status_name(s) + " (" +
-                             std::to_string(static_cast<int>(s)) + ")");
-}
-
-void check_cusolver(cusolverStatus_t s, const char* what) {
-  if (s != CUSOLVER_STATUS_SUCCESS)
-    throw std::runtime_error(std::string("moelab::cuda noisy: ") + what + ": " + cusolver_status_name(s) + " (" +
-                             std::to_string(static_cast<int>(s)) + ")");
-}
-
-/// A kernel's launch error at once; its execution errors at the next synchronising call, which the
-/// steps below make right after each kernel in debug builds (MOELAB_CUDA_SYNC_CHECKS) so that a fault
-/// is reported under the step that caused it.
-void after_launch(const char* kernel) {
-  check(cudaGetLastError(), kernel);
-#if defined(MOELAB_CUDA_SYNC_CHECKS)
-  check(cudaDeviceSynchronize(), kernel);
-#endif
-}
 
 constexpr int kThreads = 256;
 

@@ -36,6 +36,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cuda_status.cuh"
 #include "device_memory.cuh"
 
 #include "moelab/routing/point_routing.hpp"
@@ -59,16 +60,6 @@ class CublasHandle {
 };
 
 }  // namespace detail
-
-namespace {
-
-void check_cublas(cublasStatus_t status, const char* what) {
-  if (status != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(std::string("moelab::cuda: ") + what + ": " + cublasGetStatusName(status) + " (" +
-                             cublasGetStatusString(status) + ")");
-}
-
-}  // namespace
 
 cublasHandle_t detail::CublasHandle::get() {
   if (h_ == nullptr) check_cublas(cublasCreate(&h_), "cublasCreate");
@@ -113,26 +104,6 @@ __global__ void top_k_kernel(const double* St, std::uint64_t B, int m, int k, co
     if (ranks) ranks[c] = r;
     if (hist) atomicAdd(hist + r, 1ull);
   }
-}
-
-/// True when every launch is to be synchronised (fault reported under its kernel): a build without
-/// NDEBUG, or MOELAB_CUDA_SYNC=1 in the environment. Read once.
-bool sync_each_launch() {
-#ifndef NDEBUG
-  return true;
-#else
-  static const bool on = [] {
-    const char* v = std::getenv("MOELAB_CUDA_SYNC");
-    return v != nullptr && std::string(v) == "1";
-  }();
-  return on;
-#endif
-}
-
-/// After a kernel launch: the launch error, and (sync_each_launch) its execution error, both named.
-void after_launch(const char* kernel) {
-  check(cudaGetLastError(), (std::string(kernel) + " launch").c_str());
-  if (sync_each_launch()) check(cudaDeviceSynchronize(), (std::string(kernel) + " execution").c_str());
 }
 
 void validate(const RoutingProblem& p) {

@@ -21,6 +21,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cuda_status.cuh"
 #include "device_memory.cuh"
 
 #include "moelab/spectra/matrix_draws_cuda.hpp"
@@ -40,49 +41,6 @@ const char* eigen_method_name(EigenMethod m) {
 namespace {
 
 namespace dv = moelab::spectra::device;
-
-const char* cusolver_status_name(cusolverStatus_t s) {
-  switch (s) {
-    case CUSOLVER_STATUS_SUCCESS: return "CUSOLVER_STATUS_SUCCESS";
-    case CUSOLVER_STATUS_NOT_INITIALIZED: return "CUSOLVER_STATUS_NOT_INITIALIZED";
-    case CUSOLVER_STATUS_ALLOC_FAILED: return "CUSOLVER_STATUS_ALLOC_FAILED";
-    case CUSOLVER_STATUS_INVALID_VALUE: return "CUSOLVER_STATUS_INVALID_VALUE";
-    case CUSOLVER_STATUS_ARCH_MISMATCH: return "CUSOLVER_STATUS_ARCH_MISMATCH";
-    case CUSOLVER_STATUS_EXECUTION_FAILED: return "CUSOLVER_STATUS_EXECUTION_FAILED";
-    case CUSOLVER_STATUS_INTERNAL_ERROR: return "CUSOLVER_STATUS_INTERNAL_ERROR";
-    case CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED: return "CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED";
-    case CUSOLVER_STATUS_NOT_SUPPORTED: return "CUSOLVER_STATUS_NOT_SUPPORTED";
-    default: return "cuSOLVER status (unnamed)";
-  }
-}
-
-void check_solver(cusolverStatus_t s, const char* what) {
-  if (s != CUSOLVER_STATUS_SUCCESS)
-    throw std::runtime_error(std::string("moelab::cuda: ") + what + ": " + cusolver_status_name(s) + " (" +
-                             std::to_string(static_cast<int>(s)) + ")");
-}
-
-void check_blas(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(std::string("moelab::cuda: ") + what + ": " + cublasGetStatusName(s) + " (" + cublasGetStatusString(s) + ")");
-}
-
-bool sync_each_launch() {
-#ifndef NDEBUG
-  return true;
-#else
-  static const bool on = [] {
-    const char* v = std::getenv("MOELAB_CUDA_SYNC");
-    return v != nullptr && std::string(v) == "1";
-  }();
-  return on;
-#endif
-}
-
-void after_launch(const char* kernel) {
-  check(cudaGetLastError(), (std::string(kernel) + " launch").c_str());
-  if (sync_each_launch()) check(cudaDeviceSynchronize(), (std::string(kernel) + " execution").c_str());
-}
 
 constexpr int kThreads = 256;
 
@@ -129,12 +87,12 @@ struct SpectraDeviceContext::State {
   std::vector<unsigned char> host_work;
   std::vector<int> host_info;
   void ensure_handles() {
-    if (blas == nullptr) check_blas(cublasCreate(&blas), "cublasCreate");
-    if (solver == nullptr) check_solver(cusolverDnCreate(&solver), "cusolverDnCreate");
-    if (params == nullptr) check_solver(cusolverDnCreateParams(&params), "cusolverDnCreateParams");
+    if (blas == nullptr) check_cublas(cublasCreate(&blas), "cublasCreate");
+    if (solver == nullptr) check_cusolver(cusolverDnCreate(&solver), "cusolverDnCreate");
+    if (params == nullptr) check_cusolver(cusolverDnCreateParams(&params), "cusolverDnCreateParams");
     if (jacobi == nullptr) {
       // Tolerance 0 = machine accuracy (cuSOLVER's default), at most 100 sweeps (its default).
-      check_solver(cusolverDnCreateSyevjInfo(&jacobi), "cusolverDnCreateSyevjInfo");
+      check_cusolver(cusolverDnCreateSyevjInfo(&jacobi), "cusolverDnCreateSyevjInfo");
     }
   }
   ~State() {
@@ -217,43 +175,43 @@ void gram_eigenvalues_batched(SpectraDeviceContext& ctx, const SpectraBatch& b, 
     const cublasOperation_t opA = rows ? CUBLAS_OP_N : CUBLAS_OP_T, opB = rows ? CUBLAS_OP_T : CUBLAS_OP_N;
     if (T == 1) {
       // Lower triangle of G = Y Y' (uplo lower, trans N) or Y' Y (trans T), Y with leading dimension M.
-      check_blas(cublasDsyrk(s.blas, CUBLAS_FILL_MODE_LOWER, rows ? CUBLAS_OP_N : CUBLAS_OP_T, n, inner, &one, s.Y.get(), M, &zero,
+      check_cublas(cublasDsyrk(s.blas, CUBLAS_FILL_MODE_LOWER, rows ? CUBLAS_OP_N : CUBLAS_OP_T, n, inner, &one, s.Y.get(), M, &zero,
                              s.G.get(), n),
                  "cublasDsyrk (Gram matrix)");
     } else {
-      check_blas(cublasDgemmStridedBatched(s.blas, opA, opB, n, n, inner, &one, s.Y.get(), M, static_cast<long long>(entries), s.Y.get(), M,
+      check_cublas(cublasDgemmStridedBatched(s.blas, opA, opB, n, n, inner, &one, s.Y.get(), M, static_cast<long long>(entries), s.Y.get(), M,
                                            static_cast<long long>(entries), &zero, s.G.get(), n, static_cast<long long>(nn), T),
                  "cublasDgemmStridedBatched (Gram matrices)");
     }
     if (method == EigenMethod::jacobi_batched) {
       int lwork = 0;
-      check_solver(cusolverDnDsyevjBatched_bufferSize(s.solver, CUSOLVER_EIG_MODE_NOVECTOR, CUBLAS_FILL_MODE_LOWER, n, s.G.get(), n,
+      check_cusolver(cusolverDnDsyevjBatched_bufferSize(s.solver, CUSOLVER_EIG_MODE_NOVECTOR, CUBLAS_FILL_MODE_LOWER, n, s.G.get(), n,
                                                       s.W.get(), &lwork, s.jacobi, T),
                    "cusolverDnDsyevjBatched_bufferSize");
       s.work.resize(static_cast<std::size_t>(std::max(lwork, 1)));
-      check_solver(cusolverDnDsyevjBatched(s.solver, CUSOLVER_EIG_MODE_NOVECTOR, CUBLAS_FILL_MODE_LOWER, n, s.G.get(), n, s.W.get(),
+      check_cusolver(cusolverDnDsyevjBatched(s.solver, CUSOLVER_EIG_MODE_NOVECTOR, CUBLAS_FILL_MODE_LOWER, n, s.G.get(), n, s.W.get(),
                                            s.work.get(), lwork, s.info.get(), s.jacobi, T),
                    "cusolverDnDsyevjBatched");
     } else if (method == EigenMethod::syev_batched) {
       std::size_t dev_bytes = 0, host_bytes = 0;
-      check_solver(cusolverDnXsyevBatched_bufferSize(s.solver, s.params, CUSOLVER_EIG_MODE_NOVECTOR, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F,
+      check_cusolver(cusolverDnXsyevBatched_bufferSize(s.solver, s.params, CUSOLVER_EIG_MODE_NOVECTOR, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F,
                                                      s.G.get(), n, CUDA_R_64F, s.W.get(), CUDA_R_64F, &dev_bytes, &host_bytes, T),
                    "cusolverDnXsyevBatched_bufferSize");
       s.work.resize(dev_bytes / sizeof(double) + 1);
       s.host_work.resize(host_bytes + 1);
-      check_solver(cusolverDnXsyevBatched(s.solver, s.params, CUSOLVER_EIG_MODE_NOVECTOR, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, s.G.get(), n,
+      check_cusolver(cusolverDnXsyevBatched(s.solver, s.params, CUSOLVER_EIG_MODE_NOVECTOR, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F, s.G.get(), n,
                                           CUDA_R_64F, s.W.get(), CUDA_R_64F, s.work.get(), dev_bytes, s.host_work.data(), host_bytes,
                                           s.info.get(), T),
                    "cusolverDnXsyevBatched");
     } else {
       std::size_t dev_bytes = 0, host_bytes = 0;
-      check_solver(cusolverDnXsyevd_bufferSize(s.solver, s.params, CUSOLVER_EIG_MODE_NOVECTOR, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F,
+      check_cusolver(cusolverDnXsyevd_bufferSize(s.solver, s.params, CUSOLVER_EIG_MODE_NOVECTOR, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F,
                                                s.G.get(), n, CUDA_R_64F, s.W.get(), CUDA_R_64F, &dev_bytes, &host_bytes),
                    "cusolverDnXsyevd_bufferSize");
       s.work.resize(dev_bytes / sizeof(double) + 1);
       s.host_work.resize(host_bytes + 1);
       for (int t = 0; t < T; ++t)
-        check_solver(cusolverDnXsyevd(s.solver, s.params, CUSOLVER_EIG_MODE_NOVECTOR, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F,
+        check_cusolver(cusolverDnXsyevd(s.solver, s.params, CUSOLVER_EIG_MODE_NOVECTOR, CUBLAS_FILL_MODE_LOWER, n, CUDA_R_64F,
                                       s.G.get() + static_cast<std::uint64_t>(t) * nn, n, CUDA_R_64F,
                                       s.W.get() + static_cast<std::uint64_t>(t) * n, CUDA_R_64F, s.work.get(), dev_bytes,
                                       s.host_work.data(), host_bytes, s.info.get() + t),
