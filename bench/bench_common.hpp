@@ -6,6 +6,8 @@
 #include <chrono>
 #include <vector>
 
+#include <Eigen/Dense>
+
 namespace moelab::bench {
 
 using Clock = std::chrono::steady_clock;
@@ -19,6 +21,25 @@ inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/// GFLOP/s of Eigen's C = A B (A r x c, B c x n, scalar S), repeated until `min_seconds` have passed,
+/// one thread: the rate of the library's own products, the benchmarks' hardware reference.
+template <class S>
+double gemm_rate(int r, int c, int n, double min_seconds) {
+  using M = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
+  const M A = M::Random(r, c), B = M::Random(c, n);
+  M C(r, n);
+  C.noalias() = A * B;  // warm-up
+  int reps = 0;
+  const auto t0 = Clock::now();
+  double s = 0.0;
+  do {
+    C.noalias() = A * B;
+    ++reps;
+    s = seconds_since(t0);
+  } while (s < min_seconds);
+  return 2.0 * r * c * n * reps / s / 1e9 + 0.0 * static_cast<double>(C(0, 0));
 }
 
 }  // namespace moelab::bench

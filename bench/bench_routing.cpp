@@ -98,22 +98,6 @@ void finish_options(Options& o, const std::string& shapes, const std::string& pa
   }
 }
 
-/// GFLOP/s of Eigen's C = A B for A r x c, B c x n (repeated until 0.3 s have passed), one thread.
-double gemm_rate(int r, int c, int n) {
-  const Eigen::MatrixXd A = Eigen::MatrixXd::Random(r, c), B = Eigen::MatrixXd::Random(c, n);
-  Eigen::MatrixXd C(r, n);
-  C.noalias() = A * B;  // warm-up
-  int reps = 0;
-  const auto t0 = Clock::now();
-  double s = 0.0;
-  do {
-    C.noalias() = A * B;
-    ++reps;
-    s = seconds_since(t0);
-  } while (s < 0.3);
-  return 2.0 * r * c * n * reps / s / 1e9 + 0.0 * C(0, 0);
-}
-
 void run_shape(const Options& o, const Shape& sh) {
   const Eigen::MatrixXd R = rt::gaussian_routing_vectors(sh.m, sh.d, o.seed, 0);
   const rt::SubsetRanker ranker(sh.m, sh.k);
@@ -196,7 +180,7 @@ void run_shape(const Options& o, const Shape& sh) {
     std::printf("routing_steps m %d k %d d %d draw_us %.4f gemm_us %.4f topk_rank_us %.4f histogram_us %.4f gemm_gflops %.2f\n", sh.m,
                 sh.k, sh.d, t_draw * us, t_gemm * us, t_topk * us, t_hist * us, 2.0 * sh.m * sh.d * n / t_gemm / 1e9);
   }
-  const double shape_rate = gemm_rate(sh.m, sh.d, 256);
+  const double shape_rate = moelab::bench::gemm_rate<double>(sh.m, sh.d, 256, 0.3);
   std::printf("routing_gemm m %d d %d batch 256 gflops_one_thread %.2f flops_per_sample %d\n", sh.m, sh.d, shape_rate, 2 * sh.m * sh.d);
   std::fflush(stdout);
 }
@@ -215,7 +199,7 @@ int main(int argc, char** argv) {
     std::printf("# moelab %s, threads %d (points split over threads; Eigen single-threaded)\n", moelab::kVersion, moelab::num_threads());
     const auto t0 = Clock::now();
     for (const auto& s : o.shapes) run_shape(o, s);
-    std::printf("gemm_peak n 2000 gflops_one_thread %.2f\n", gemm_rate(2000, 2000, 2000));
+    std::printf("gemm_peak n 2000 gflops_one_thread %.2f\n", moelab::bench::gemm_rate<double>(2000, 2000, 2000, 0.3));
     std::printf("moelab_total_seconds %.3f\n", seconds_since(t0));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_routing: %s\n", e.what());

@@ -27,25 +27,6 @@ using namespace moelab;
 using moelab::bench::Clock;
 using moelab::bench::seconds_since;
 
-namespace {
-
-double gemm_rate_float(int r, int c, int n) {
-  const Eigen::MatrixXf A = Eigen::MatrixXf::Random(r, c), B = Eigen::MatrixXf::Random(c, n);
-  Eigen::MatrixXf C(r, n);
-  C.noalias() = A * B;  // warm-up
-  int reps = 0;
-  const auto t0 = Clock::now();
-  double s = 0.0;
-  do {
-    C.noalias() = A * B;
-    ++reps;
-    s = seconds_since(t0);
-  } while (s < 0.5);
-  return 2.0 * r * c * n * reps / s / 1e9 + 0.0 * C(0, 0);
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   CLI::App app{"moelab: one epoch of the granularity Fig. 2 setting (teacher 16e8a, student 8e4a, d = 256, batch 2048)"};
   int threads = 1, steps = 20, warmup = 2, d = 256, batch = 2048, kw = 0, teacher_k = 8, student_k = 4, student_m = 0;
@@ -108,8 +89,8 @@ int main(int argc, char** argv) {
   std::printf("moelab teacher %s student %s kw %d threads %d steps %d batch %d d %d step_ms %.3f samples_per_s %.1f useful_gflops %.2f last_loss %.6g\n",
               cfg.teacher.name().c_str(), cfg.student.name().c_str(), kw, threads, steps, batch, d, 1e3 * s / steps, static_cast<double>(batch) * steps / s,
               flops_per_sample * batch * steps / s / 1e9, ts.losses().back());
-  std::printf("moelab_gemm_peak scalar float n 2000 gflops_one_thread %.2f\n", gemm_rate_float(2000, 2000, 2000));
+  std::printf("moelab_gemm_peak scalar float n 2000 gflops_one_thread %.2f\n", moelab::bench::gemm_rate<float>(2000, 2000, 2000, 0.5));
   std::printf("moelab_gemm_shape scalar float rows %d inner %d inner2 %d cols %d gflops_one_thread %.2f\n", cfg.student.w, d, d, batch / 2,
-              gemm_rate_float(cfg.student.w, d, batch / 2));
+              moelab::bench::gemm_rate<float>(cfg.student.w, d, batch / 2, 0.5));
   return 0;
 }
