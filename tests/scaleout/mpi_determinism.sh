@@ -26,24 +26,7 @@ same() {  # same LABEL FILE_A FILE_B
 
 # 1. A sweep of 9 points of a Monte-Carlo study (whole points shared out by weight; the heaviest,
 #    n = 400, is over 1/R of the work, so its trials are split over the ranks).
-cat > "$work/sweep.toml" <<'TOML'
-study = "noisy.excess_risk"
-[model]
-k = 2
-block_size = 3
-sigma2 = 0.5
-[model.covariance]
-kind = "toeplitz"
-rho = 0.3
-[model.beta]
-kind = "random"
-seed = 5
-[sweep]
-"params.n" = [4, 6, 8, 12, 16, 24, 40, 60, 400]
-[monte_carlo]
-trials = 41
-seed = 3
-TOML
+cp "$src/tests/scaleout/sweep.toml" "$work/sweep.toml"
 "$exe" run "$work/sweep.toml" --threads 1 -o "$work/sweep_serial.csv" >/dev/null || { echo "FAILED: serial run"; exit 1; }
 for r in 1 2 3; do
   mpi "$r" run "$work/sweep.toml" -o "$work/sweep_$r.csv" > "$work/sweep_$r.log" 2>&1 || { echo "FAILED: run under $r ranks"; cat "$work/sweep_$r.log"; exit 1; }

@@ -25,24 +25,7 @@ off="$work/build/bin/moelab"
 if ! "$off" --version | grep -Eq 'MPI +no'; then
   echo "FAILED: the -DMOELAB_MPI=OFF build reports MPI:"; "$off" --version; exit 1
 fi
-cat > "$work/sweep.toml" <<'TOML'
-study = "noisy.excess_risk"
-[model]
-k = 2
-block_size = 3
-sigma2 = 0.5
-[model.covariance]
-kind = "toeplitz"
-rho = 0.3
-[model.beta]
-kind = "random"
-seed = 5
-[sweep]
-"params.n" = [4, 6, 8, 12, 16, 24, 40, 60, 400]
-[monte_carlo]
-trials = 41
-seed = 3
-TOML
+cp "$src/tests/scaleout/sweep.toml" "$work/sweep.toml"
 "$exe" run "$work/sweep.toml" --threads 1 -o "$work/mpi.csv" >/dev/null || { echo "FAILED: run with the MPI build"; exit 1; }
 "$off" run "$work/sweep.toml" --threads 2 -o "$work/off.csv" >/dev/null || { echo "FAILED: run with the non-MPI build"; exit 1; }
 if cmp -s <(grep -v '^# tool:' "$work/mpi.csv") <(grep -v '^# tool:' "$work/off.csv"); then
