@@ -22,12 +22,7 @@ namespace moelab::scaling::detail {
 // with no tolerance. The stated exponent N ~ F^(aD/(aN+aD)) is checked on the grid minimisers too: the
 // slope of log N* between the smallest and the largest F is within 2 h / log(F_max/F_min) of the stated
 // exponent (each bracket has half-width h, the grid step).
-namespace {
-struct GridOptimum {
-  double x_lo, x_hi;  // the bracket around the grid argmin (log N)
-  double x_star;      // the grid argmin
-  double h;           // grid step
-};
+// (grid_optimum is declared in detail/claim_support.hpp: claims_per_e_exponents.cpp reuses it.)
 GridOptimum grid_optimum(const LossModel& model, double F, int G) {
   const double c = 6.0, top = std::log(F / c);
   const double h = top / (G - 1);
@@ -40,7 +35,6 @@ GridOptimum grid_optimum(const LossModel& model, double F, int G) {
   }
   return {std::max(0, best - 1) * h, std::min(G - 1, best + 1) * h, best * h, h};
 }
-}  // namespace
 
 Evidence compute_optimal_claim(const CheckBudget& b, const RngKey&) {
   const int G = b.pick(40001, 400001);
