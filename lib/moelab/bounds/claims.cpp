@@ -1,14 +1,21 @@
 // The bounds topic's claims (compositional paper, Sec. 4.2 and App. B): one file per family
 // (claims_routed_class: Lemmas 5 and 10; claims_symmetrisation: Lemmas 7-9; claims_mcdiarmid: Lemma 11
 // and Eq. 16; claims_growth: Lemma 6 and Eq. 13; claims_theorem1: Eq. 5, 17-18; claims_rademacher:
-// Definition 2). Monte-Carlo inequalities are one-sided tests; statements about formulas are checked
-// exhaustively over stated grids (p = 0 at any counterexample). This file lists them for the catalogue.
+// Definition 2; claims_union: Eq. 9-12). Monte-Carlo inequalities are one-sided tests; statements about
+// formulas are checked exhaustively over stated grids (p = 0 at any counterexample). This file lists them
+// for the catalogue.
 #include <string>
 
 #include "moelab/bounds/detail/claim_support.hpp"
 #include "moelab/claims/claim.hpp"
 
 namespace moelab::bounds {
+
+namespace detail {
+// Eq. 9-12: union bound over realised masks, two-sign split (claims_union.cpp)
+Evidence eq12_sign_split_claim(const CheckBudget& b, const RngKey& key);
+Evidence eq10_data_dependent_masks_claim(const CheckBudget& b, const RngKey& key);
+}  // namespace detail
 
 void register_claims(claims::Registry& r) {
   using namespace detail;
@@ -30,6 +37,13 @@ void register_claims(claims::Registry& r) {
          lemma10_claim});
   r.add({"bounds.lemma11.bounded_differences", src + "Lemma 11, Eq. 47",
          "Replacing one point of (S, S') changes phi by at most 1/m.", ClaimKind::bound, lemma11_claim});
+  r.add({"bounds.eq10.data_dependent_masks", src + "Eq. 9-12 (App. B)",
+         "P(sup_f |L_S - L_S'| >= eps/2) <= 2 Gamma sup_mu P(sup_{h, nu} (L_S - L_S') >= eps/2 | mu = mu*), the union over "
+         "the Gamma masks realised on the double sample.",
+         ClaimKind::inequality, eq10_data_dependent_masks_claim});
+  r.add({"bounds.eq12.sign_split", src + "Eq. 12 (App. B)",
+         "P(sup |L_S - L_S'| >= eps/2 | mu) <= 2 P(sup (L_S - L_S') >= eps/2 | mu) (two signs).", ClaimKind::inequality,
+         eq12_sign_split_claim});
   r.add({"bounds.eq16.mcdiarmid", src + "Eq. 16", "P(phi - E phi >= t) <= exp(-2 m t^2).", ClaimKind::bound, eq16_claim});
   r.add({"bounds.eq13.pattern_counts", src + "Eq. 13, Lemma 6, Assumption 1",
          "The top-k masks of a router class of Natarajan dimension d_N realise at most m^(d_N) C(T,k)^(2 d_N) patterns on m "
