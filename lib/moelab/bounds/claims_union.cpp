@@ -61,18 +61,19 @@ Evidence eq12_sign_split_claim(const CheckBudget& b, const RngKey& key) {
       "with P_swap(sup D) = P_swap(sup -D) (largest excess)",
       worst, 0.0, violations == 0);
   const std::int64_t f1 = rich.factor1_violations + single.factor1_violations;
-  e.control(claims::deterministic_test("the factor 1 instead of 2: P_swap(sup |D| >= eps/2) <= P_swap(sup D >= eps/2) (largest excess)",
-                                       std::max(rich.worst_factor1_excess, single.worst_factor1_excess), 0.0, f1 == 0));
+  e.control(claims::deterministic_test(
+      "the factor 1 instead of 2: P_swap(sup |D| >= eps/2) <= P_swap(sup D >= eps/2) (largest excess)",
+      std::max(rich.worst_factor1_excess, single.worst_factor1_excess), 0.0, f1 == 0));
   // Exact swap counts per pool: an excess of one swap in 2^m is seen.
   e.relevance = 1.0 / static_cast<double>(rich.swaps);
   e.note = fmt::format(
       "thresholds on {} uniform points, T = 2, m = {}, eps/2 = {}, {} pooled samples x 2^{} swaps, {} (pool, mask) cases: "
       "0 violations expected, {} seen; P(sup|D|) / P(sup D) / P(sup -D) over the class = {:.4f} / {:.4f} / {:.4f} (experts "
-      "0, 1/2, 1, x/(n-1); the signs nearly always coincide, ratio {:.3f}) and {:.4f} / {:.4f} / {:.4f} (one expert: ratio "
+      "0, 1/2, 1, x/(n-1); the signs nearly always coincide, ratio {:.3f}, largest for a fixed mask {:.3f}) and {:.4f} / {:.4f} / {:.4f} (one expert: ratio "
       "{:.3f}, the factor 2 attained for every fixed mask: largest P_abs / P_plus {:.3f}); the factor 1 fails in {} cases, "
       "by up to {:.3f}. So the confidence term is log(4/delta), not log(2/delta) (with Eq. 7's factor 2)",
       n, m, t, pools, m, cases, violations, rich.class_abs, rich.class_plus, rich.class_minus,
-      rich.class_abs / rich.class_plus, single.class_abs, single.class_plus, single.class_minus,
+      rich.class_abs / rich.class_plus, rich.largest_fixed_ratio, single.class_abs, single.class_plus, single.class_minus,
       single.class_abs / single.class_plus, single.largest_fixed_ratio, f1,
       std::max(rich.worst_factor1_excess, single.worst_factor1_excess));
   return e;

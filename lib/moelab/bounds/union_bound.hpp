@@ -8,8 +8,8 @@
 // f = (r, h_0, ..., h_{T-1}), f(x) = h_{r(x)}(x). For a fixed router, L_S(f) - L_S'(f) separates
 // over experts, so sup_h (L_S - L_S') = sum_j max_h D_j(h) is exact without enumerating H^T.
 //
-// Swap conditioning (the standard repair of Eq. 10, e.g. Devroye, Gyorfi & Lugosi 1996, Thm 12.5;
-// Mohri et al. 2018, Thm 3.17): a pooled sample z of 2m iid points; swap sigma in {+1, -1}^m exchanges
+// Swap conditioning (the standard repair of Eq. 10: Vapnik & Chervonenkis 1971; Devroye, Gyorfi & Lugosi
+// 1996, Ch. 12): a pooled sample z of 2m iid points; swap sigma in {+1, -1}^m exchanges
 // z_i and z_{m+i} where sigma_i = -1; (S, S') = sigma(z) has the law of two iid samples for every sigma,
 // so P(E) = E_z [2^-m #{sigma : E holds at sigma(z)}]. All 2^m swaps are enumerated (Gray code),
 // the pooled samples are Monte-Carlo (trial t draws z from RandomStream(seed, kBoundsStreamTag, t),
