@@ -12,6 +12,7 @@ namespace moelab::routing {
 using claims::ClaimKind;
 
 void register_c10_claims(claims::Registry& r);  // claims_c10.cpp
+void register_linear_separation_claims(claims::Registry& r);  // claims_linear_separation.cpp
 
 void register_claims(claims::Registry& r) {
   r.add({"routing.lemma32.region_masses", "granularity, Lemma 3.2 (Eqs. 3.1-3.3), Lemmas A.5-A.7",
@@ -40,6 +41,7 @@ void register_claims(claims::Registry& r) {
          ClaimKind::bound, detail::check_separation});
   register_appendix_claims(r);
   register_c10_claims(r);
+  register_linear_separation_claims(r);
 }
 
 }  // namespace moelab::routing
