@@ -29,8 +29,8 @@
 //   the U_S, and the p - 1 largest U_S kept with the rest in one cell).
 //   With eps < 1/k, floor(eps k) = 0 and the lemma's region bound is c' C(m, k) (the proof's c' =
 //   1/1000 admits no student at this size); in miniature c' = 1/2: p <= 60. Printed: every
-//   in-hypothesis student keeps relative error >= tau = 0.02 (an approximation within 2% of E|f|^2
-//   would count as approximating). Measured on fresh batches with the in-sample least-squares error
+//   in-hypothesis student keeps relative error >= tau = 0.05 (an approximation within 5% of E|f|^2
+//   would count as approximating; the mass merge with p = 114 of 120 regions reaches 0.001). Measured on fresh batches with the in-sample least-squares error
 //   per batch, whose expectation is <= the best student's population error on those regions
 //   (conservative for a lower bound). Control: the teacher's own partition (p = C(m, k) = 120), the
 //   nearest student outside the hypothesis, also keeps error >= tau: must be rejected (its error is 0).
@@ -40,7 +40,8 @@
 //   R = 10^5, |S_1 u .. u S_R| >= 750 k and any projection Pi of rank <= k w. 750 k experts are out of
 //   reach (m >= 750 k), so in miniature: (m, k, w) = (12, 2, 8), the union threshold T = 4 k, and the
 //   index cut kw/10000 < 1, i.e. i > 0 (the full Frobenius norm). Checked on one draw of the proof's
-//   construction at d = 64 .. 512: (C.4) by Monte-Carlo, (C.5) through an exact certificate that holds
+//   construction at d = 128 .. 1024 (k w / d <= 1/8; at d = 64 the T w' = 32 coordinates drawn from 64
+//   collide so much that the minimum over the 495 unions reached 0.125 d at one seed of 20): (C.4) by Monte-Carlo, (C.5) through an exact certificate that holds
 //   for every R (min over |U| = T of the tail beyond the top k w of sum_{l in U} M_l^2,
 //   linear_pieces.hpp: min_union_tail_diagonal) >= c0 d, c0 = 1/4 (a quarter of the d -> infinity value
 //   (T w' - k w)/(k w) = 1 when the T w' coordinates are distinct). Control: the union threshold 2 k
@@ -150,7 +151,7 @@ Evidence check_lemma_b13(const claims::CheckBudget& b, const RngKey& key) {
   constexpr int m = 10, k = 3, d = 16, w = 2;
   const LinearTeacher t = make_teacher(m, k, d, lemma_b9_experts(m, k, w, d, key.with("experts").seed(), 0), key);
   const std::uint64_t C = binomial(m, k), p_max = C / 2;  // c' = 1/2 in miniature
-  const double tau = 0.02;
+  const double tau = 0.05;
   const auto n_fit = static_cast<Eigen::Index>(b.pick(4000, 16000));
   Eigen::MatrixXd Xtrain(d, n_fit);
   draw_points(InputLaw::gaussian, key.with("train").seed(), 0, 0, Xtrain);
@@ -196,8 +197,12 @@ Evidence check_lemma_b13(const claims::CheckBudget& b, const RngKey& key) {
   const std::size_t control_index = students.size() - 1;
   // Fresh batches: the in-sample least-squares error per batch (conservative, see above); one holdout
   // number per student (fitted on batch 0, evaluated on batch 1; biased up) for the bracket.
-  const int batches = b.pick(8, 24);
-  const auto n = static_cast<Eigen::Index>(b.pick(8000, 30000));
+  // 12 batches of 5000 points at --quick: the lower-bound tests are Student t with batches - 1 dof,
+  // judged at the whole suite's level / 7 (~1e-5): 8 batches (7 dof) left the detectable deviation
+  // above the relevance at seed 12; smaller batches bias the in-sample error further down (d/n_j per
+  // region: 24 x 3000 took the (10, 2) router from 0.24 to 0.20).
+  const int batches = b.pick(12, 32);
+  const auto n = static_cast<Eigen::Index>(b.pick(5000, 20000));
   std::vector<Welford> err(students.size());
   std::vector<RegionStats> first(students.size());
   std::vector<double> holdout(students.size(), 0.0);
@@ -233,8 +238,8 @@ Evidence check_lemma_b13(const claims::CheckBudget& b, const RngKey& key) {
                                          printed);
   e.control(lower_bound_test(fmt::format("the teacher's own partition (p = C(m, k) = {}) also has relative error >= tau", C),
                              err[control_index], tau));
-  // Power: an error below tau by 0.01 (1% of E|f|^2) must show.
-  e.relevance = 0.01;
+  // Power: an error below tau by tau/2 (2.5% of E|f|^2) must show.
+  e.relevance = tau / 2;
   e.note = fmt::format("teacher (B.7) (m, k) = (10, 3), d = {}, w = {}, C = {}; students fitted per region by least squares, "
                        "routers optimised on {} points ({} steps, dof-corrected in-sample objective); {} batches x {} fresh points, "
                        "in-sample error (expectation <= the best student's). In the hypothesis: {}. Outside (not counted): {}",
@@ -247,12 +252,14 @@ Evidence check_lemma_c6(const claims::CheckBudget& b, const RngKey& key) {
   constexpr int m = 12, k = 2, w = 8, T = 4 * k, T_control = 2 * k;
   const int r = k * w;           // rank(Pi) <= k w
   const double c_inf = static_cast<double>(T * (w / 2) - k * w) / (k * w), c0 = c_inf / 4.0;
-  const std::uint64_t n_points = b.pick<std::uint64_t>(1000, 8000);
+  // 2000 points: the (C.4) tests' standard error ~0.006, so an excess of 0.05 over the bound shows at
+  // the whole suite's level (1000 points left it at 0.05-0.06 at 4 of 20 seeds alone).
+  const std::uint64_t n_points = b.pick<std::uint64_t>(2000, 16000);
   std::vector<TestResult> printed;
   std::vector<double> rel;
   std::string sizes;
   double ctl = 0.0;
-  for (int d : {64, 128, 256, 512}) {
+  for (int d : {128, 256, 512, 1024}) {
     const RngKey kd = key.with("d", d);
     const LinearTeacher t = make_teacher(m, k, d, lemma_c6_experts(m, k, w, d, kd.with("experts").seed(), 0), kd);
     const Welford energy = teacher_energy(t, InputLaw::gaussian, n_points, kd.with("points").seed(), 0);
@@ -267,7 +274,7 @@ Evidence check_lemma_c6(const claims::CheckBudget& b, const RngKey& key) {
   Evidence e;
   e.printed = claims::combine_bonferroni(fmt::format("one draw of M_i = sqrt(d/kw) sum_j e_pij e_pij': (C.4) E_x|f|^2 <= 1 and (C.5) in "
                                                      "miniature (unions >= {} k, index cut kw/10000 -> 0, any R) >= c0 d, c0 = {:.3f}, "
-                                                     "at d = 64..512",
+                                                     "at d = 128..1024",
                                                      T / k, c0),
                                          printed);
   e.control(claims::deterministic_test(fmt::format("(C.5) with unions >= {} k (T w' = k w): >= c0 d at every d", T_control / k), ctl, c0,
@@ -294,7 +301,7 @@ void register_linear_separation_claims(claims::Registry& r) {
          ClaimKind::bound, dt::check_lemma_b9});
   r.add({"routing.lemmaB13.linear_separation", "granularity, Lemma B.13 and Theorem 3.4, in miniature",
          "The linear teacher (B.7) cannot be approximated by any general-routing linear MoE with few regions: E|f - g|^2 >= c' for "
-         "p below the lemma's region bound (miniature: optimised and merged students with p <= C(m,k)/2 keep relative error >= 0.02).",
+         "p below the lemma's region bound (miniature: optimised and merged students with p <= C(m,k)/2 keep relative error >= 0.05).",
          ClaimKind::bound, dt::check_lemma_b13});
   r.add({"routing.lemmaC6.construction", "granularity, Lemma C.6 (Eqs. C.4, C.5)",
          "M_i = sqrt(d/kw) sum_{j <= w/2} e_{p_ij} e_{p_ij}' (p_ij ~ Unif[d]) satisfy (C.4) E_x|f|^2 <= E|x|^2 and (C.5): for S_1..S_R "
