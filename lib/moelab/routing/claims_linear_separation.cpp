@@ -1,51 +1,50 @@
 // The linear and ReLU separations of the granularity paper (Theorems 3.4 and 3.6) through their
 // constructions, at concrete sizes (linear_pieces.hpp):
 //
-// routing.lemmaB9.construction: Lemma B.9 states that matrices M_1..M_m of rank <= w exist with
-//   (B.2) E_x sum_S 1(x in U_S)|sum_{i in S} M_i x|^2 <= E|x|^2 and
-//   (B.3) min_{rank U <= min(d, k w eps)} |sum_{i in S} M_i - sum_{i in S'} M_i - U|_F^2 >= c d when |S cap S'| <= (1 - eps) k,
-//   for universal c, C > 0, any eps > 0, d > C k log m, w > (C/eps) log m. Checked as a witness: one draw
-//   of the proof's own construction (M_i = A_i B_i' / sqrt(2kwd)) at d = 64 .. 512 satisfies (B.2)
-//   (Monte-Carlo over x ~ N(0, I/d), E|x|^2 = 1) and (B.3) (exact, Eckart-Young, the minimum over all
-//   pairs) with one d-independent c0. The d -> infinity value of the worst pairs is
-//   c_inf = t/k - eps/2 (t = ceil(eps k) = |S \ S'| of the closest allowed pairs: the 2tw nonzero
-//   squared singular values of M_S - M_S' all tend to d/(2kw), and k w eps of them are removed);
-//   c0 = c_inf / 4 (the finite-d spread of the product's singular values and the minimum over pairs
-//   take the measured c(d) below c_inf; a quarter leaves room at d = 64 and does not move with d).
-//   Erratum of the rank budget: when k w eps >= d the budget min(d, k w eps) = d lets U = M_S - M_S'
-//   and the minimum is 0 for ANY matrices, and the hypotheses put no upper bound on w; the proof's
-//   own (B.5) uses c min(d, k w eps) with a small c. Printed: the witness plus the corner
-//   (k w eps = d); exact: the same with the budget floor(min(d, k w eps) / 4) (c = 1/4).
-//   Controls (nearest wrong constructions/statements, exact): the rank budget k w instead of k w eps
-//   (the closest pairs' differences have rank 2 t w <= k w: tail 0), and all M_i sharing one row
-//   space (B_i = B_1: every difference has rank <= w <= k w eps: tail 0).
+// routing.lemmaB9.construction: Lemma B.9 states that matrices M_1..M_m of rank <= w exist with (B.2) E_x
+//   sum_S 1(x in U_S)|sum_{i in S} M_i x|^2 <= E|x|^2 and (B.3) min_{rank U <= min(d, k w eps)} |sum_{i in S}
+//   M_i - sum_{i in S'} M_i - U|_F^2 >= c d when |S cap S'| <= (1 - eps) k, for universal c, C > 0, any eps >
+//   0, d > C k log m, w > (C/eps) log m. Checked as a witness: one draw of the proof's own construction (M_i =
+//   A_i B_i' / sqrt(2kwd)) at d = 64 .. 512 satisfies (B.2) (Monte-Carlo over x ~ N(0, I/d), E|x|^2 = 1; the
+//   mass form sum_S mu(U_S)|M_S|_F^2/d is not exact per draw, as x given the cone U_S is not isotropic) and
+//   (B.3) (exact, Eckart-Young, the minimum over all pairs) with one d-independent c0. The d -> infinity value
+//   of the worst pairs is c_inf = t/k - eps/2 (t = ceil(eps k) = |S \ S'| of the closest allowed pairs: the
+//   2tw nonzero squared singular values of M_S - M_S' all tend to d/(2kw), and k w eps of them are removed);
+//   c0 = c_inf / 4 (the finite-d spread of the product's singular values and the minimum over pairs take the
+//   measured c(d) below c_inf; a quarter leaves room at d = 64 and does not move with d). Erratum of the rank
+//   budget: when k w eps >= d the budget min(d, k w eps) = d lets U = M_S - M_S' and the minimum is 0 for ANY
+//   matrices, and the hypotheses put no upper bound on w; the proof's own (B.5) uses c min(d, k w eps) with a
+//   small c. Printed: the witness plus the corner (k w eps = d); exact: the same with the budget floor(min(d,
+//   k w eps) / 4) (c = 1/4). Controls (nearest wrong constructions/statements, exact): the rank budget k w
+//   instead of k w eps (the closest pairs' differences have rank 2 t w <= k w: tail 0), and all M_i sharing
+//   one row space (B_i = B_1: every difference has rank <= w <= k w eps: tail 0).
 //
-// routing.lemmaB13.linear_separation: Lemma B.13 / Theorem 3.4 in miniature, like thm31: teacher (B.7)
-//   (m, k) = (10, 3), d = 16, w = 2, Gaussian routing (Lemma A.7's construction), experts of Lemma B.9.
-//   Students: general-routing linear MoEs (Definition B.12) on given regions with their best linear
-//   maps (per-region least squares; no rank restriction, Definition B.12 has none), regions from
-//   optimised top-k routers (hill climbing on a dof-corrected in-sample error, linear_pieces.hpp) and
-//   from merging the teacher's regions (its router with top-1 and top-2, whose regions are unions of
-//   the U_S, and the p - 1 largest U_S kept with the rest in one cell).
-//   With eps < 1/k, floor(eps k) = 0 and the lemma's region bound is c' C(m, k) (the proof's c' =
-//   1/1000 admits no student at this size); in miniature c' = 1/2: p <= 60. Printed: every
-//   in-hypothesis student keeps relative error >= tau = 0.05 (an approximation within 5% of E|f|^2
-//   would count as approximating; the mass merge with p = 114 of 120 regions reaches 0.001). Measured on fresh batches with the in-sample least-squares error
-//   per batch, whose expectation is <= the best student's population error on those regions
-//   (conservative for a lower bound). Control: the teacher's own partition (p = C(m, k) = 120), the
-//   nearest student outside the hypothesis, also keeps error >= tau: must be rejected (its error is 0).
+// routing.lemmaB13.linear_separation: Lemma B.13 / Theorem 3.4 in miniature, like thm31: teacher (B.7) (m, k)
+//   = (10, 3), d = 16, w = 2, Gaussian routing (Lemma A.7's construction), experts of Lemma B.9. Students:
+//   general-routing linear MoEs (Definition B.12) on given regions with their best linear maps (per-region
+//   least squares; no rank restriction, Definition B.12 has none), regions from optimised top-k routers (hill
+//   climbing on a dof-corrected in-sample error, linear_pieces.hpp) and from merging the teacher's regions
+//   (its router with top-1 and top-2, whose regions are unions of the U_S, and the p - 1 largest U_S kept with
+//   the rest in one cell). With eps < 1/k, floor(eps k) = 0 and the lemma's region bound is c' C(m, k) (the
+//   proof's c' = 1/1000 admits no student at this size); in miniature c' = 1/2: p <= 60. Printed: every in-
+//   hypothesis student keeps relative error >= tau = 0.05 (an approximation within 5% of E|f|^2 would count as
+//   approximating; the mass merge with p = 114 of 120 regions reaches 0.001). Measured on fresh batches with
+//   the in-sample least- squares error per batch, whose expectation is <= the best student's population error
+//   on those regions (conservative for a lower bound). Control: the teacher's own partition (p = C(m, k) =
+//   120), the nearest student outside the hypothesis, also keeps error >= tau: must be rejected (its error is
+//   0).
 //
-// routing.lemmaC6.construction: Lemma C.6 (the ReLU paper's analogue): M_i of rank <= w/2 with (C.4)
-//   (as B.2) and (C.5) sum_{j <= R} sum_{i > kw/10000} sigma_i^2((sum_{l in S_j} M_l) Pi_perp) >= c d for
-//   R = 10^5, |S_1 u .. u S_R| >= 750 k and any projection Pi of rank <= k w. 750 k experts are out of
-//   reach (m >= 750 k), so in miniature: (m, k, w) = (12, 2, 8), the union threshold T = 4 k, and the
-//   index cut kw/10000 < 1, i.e. i > 0 (the full Frobenius norm). Checked on one draw of the proof's
-//   construction at d = 128 .. 1024 (k w / d <= 1/8; at d = 64 the T w' = 32 coordinates drawn from 64
-//   collide so much that the minimum over the 495 unions reached 0.125 d at one seed of 20): (C.4) by Monte-Carlo, (C.5) through an exact certificate that holds
-//   for every R (min over |U| = T of the tail beyond the top k w of sum_{l in U} M_l^2,
-//   linear_pieces.hpp: min_union_tail_diagonal) >= c0 d, c0 = 1/4 (a quarter of the d -> infinity value
-//   (T w' - k w)/(k w) = 1 when the T w' coordinates are distinct). Control: the union threshold 2 k
-//   (T w' = k w coordinates fit into one rank-kw projection: tail 0 for every tuple).
+// routing.lemmaC6.construction: Lemma C.6 (the ReLU paper's analogue): M_i of rank <= w/2 with (C.4) (as B.2)
+//   and (C.5) sum_{j <= R} sum_{i > kw/10000} sigma_i^2((sum_{l in S_j} M_l) Pi_perp) >= c d for R = 10^5,
+//   |S_1 u .. u S_R| >= 750 k and any projection Pi of rank <= k w. 750 k experts are out of reach (m >= 750
+//   k), so in miniature: (m, k, w) = (12, 2, 8), the union threshold T = 4 k, and the index cut kw/10000 < 1,
+//   i.e. i > 0 (the full Frobenius norm). Checked on one draw of the proof's construction at d = 128 .. 1024
+//   (k w / d <= 1/8; at d = 64 the T w' = 32 coordinates drawn from 64 collide so much that the minimum over
+//   the 495 unions reached 0.125 d at one seed of 20): (C.4) by Monte-Carlo, (C.5) through an exact
+//   certificate that holds for every R (min over |U| = T of the tail beyond the top k w of sum_{l in U} M_l^2,
+//   linear_pieces.hpp: min_union_tail_diagonal) >= c0 d, c0 = 1/4 (a quarter of the d -> infinity value (T w'
+//   - k w)/(k w) = 1 when the T w' coordinates are distinct). Control: the union threshold 2 k (T w' = k w
+//   coordinates fit into one rank-kw projection: tail 0 for every tuple).
 #include <algorithm>
 #include <cmath>
 #include <functional>
