@@ -52,7 +52,7 @@ Evidence erm_fixed_routing_claim(const CheckBudget& b, const RngKey& key) {
   Evidence e;
   e.printed = claims::combine_bonferroni(
       "fixed routing (E = 8 equal cells): E excess of the regressogram = sum p v + sum p (v + sigma^2) E[1/N; N >= 1] + "
-      "sum p s (1 - p)^n (n = 16, 64, 256; Bonferroni)",
+      "sum p m^2 (1 - p)^n (n = 16, 64, 256; Bonferroni)",
       parts);
   e.control(claims::combine_bonferroni("estimation term sigma^2 E / (2n)", half));
   e.control(claims::combine_bonferroni("leading order (sigma^2 + v) E / n (no 1/N moments, no empty cells)", leading));
