@@ -123,7 +123,8 @@ Evidence erm_routing_overhead_claim(const CheckBudget& b, const RngKey& key) {
   for (std::int64_t n : {64, 512}) {
     Welford pop;
     const auto sx = key.with("sep_x", n).seed(), sz = key.with("sep_noise", n).seed();
-    for (std::int64_t t = 0; t < trials / 2; ++t) pop.add(erm_draw(separated, n, E, sigma, sx, sz, static_cast<std::uint64_t>(t)).learned_excess);
+    for (std::int64_t t = 0; t < trials / 2; ++t)
+      pop.add(erm_draw(separated, n, E, sigma, sx, sz, static_cast<std::uint64_t>(t)).learned_excess);
     const double fixed = fixed_routing_excess(separated, n, sigma2);
     sep += fmt::format("{}n = {}: {:.2f} +- {:.2f}", sep.empty() ? "" : ", ", n, pop.mean() / fixed, pop.standard_error() / fixed);
   }
@@ -159,7 +160,8 @@ Evidence erm_routing_overhead_claim(const CheckBudget& b, const RngKey& key) {
       "segmentation over C(n-1, 3) patterns. {}. Ratio learned/fixed = {:.3f} + {:.3f} log n (+- {:.3f}; chi2 {:.2f} on {} "
       "dof), log-log slope {:.3f} +- {:.3f} (E - 1 = 3 for an overhead linear in the pattern count, 0 for none): the "
       "overhead grows like log n. n x excess / (sigma^2 (E + log C(n-1, E-1))) = {:.3f} {:+.4f} log n (+- {:.4f}; no "
-      "overhead would give a slope of -{:.3f}): the excess is the theory's complexity with a constant near 1. The explicit bound is loose by {:.1f}x or more. "
+      "overhead would give a slope of -{:.3f}): the excess is the theory's complexity with a constant near 1. The "
+      "explicit bound is loose by {:.1f}x or more. "
       "Checked: the bound with its constants (in-sample, fixed design) and the rates (population excess); the "
       "random-design bound's constants are not. Separated target (levels 0, 1, -1, 0.5): ratio {} (flat: the overhead "
       "is the union bound's worst case, not paid when the data pin the partition)",
