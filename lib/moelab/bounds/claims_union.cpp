@@ -102,6 +102,11 @@ Evidence eq10_data_dependent_masks_claim(const CheckBudget& b, const RngKey& key
   const auto th = check_union_bound(uniform_domain(nb), thresholds, Gb, mb, 0.5, pools, key.with("thresholds").seed());
   // Eq. 13's count for T = 2, k = 1, N d_N = 1 (VC dimension 1): 4 (2m) = 8m >= Gamma(2m).
   const double G13 = std::exp(log_mask_growth(2, 1, 1, 1, ma));
+  // The smallest case, exactly (all pools and swaps): m = 1, eps/2 = 1, point routers on 16 points;
+  // 1 - 1/n against Eq. 12's 12 (n-1)/n^2 (fails from n = 13; tests/bounds/union_bound_test.cpp).
+  const int n1 = 16;
+  const auto one = exact_union_probabilities(uniform_domain(n1), {point_routers(n1), constant_expert_losses(n1), 2}, 1, 1.0);
+  const double one_eq12 = 2.0 * point_router_growth(n1, 1) * *std::max_element(one.router_plus.begin(), one.router_plus.end());
   Evidence e;
   e.printed = as_test("Eq. 9-12 with mu fixed in advance: P(sup_f |L_S - L_S'| >= eps/2) <= 2 Gamma max_mu P(sup (L_S - L_S') "
                       ">= eps/2 | mu), point routers (intersection-union test over the 512 masks)",
@@ -121,15 +126,15 @@ Evidence eq10_data_dependent_masks_claim(const CheckBudget& b, const RngKey& key
       "fixed mask max_c P(|D| >= eps/2) = {:.4f}, P(D >= eps/2) = {:.4f} (max of {} estimates; their mean {:.4f} ~ 2m/n, all "
       "equal by symmetry); Eq. 11 Gamma max P "
       "= {} x {:.4f} = {:.3f}, Eq. 12 2 Gamma max P = {:.3f} (with Eq. 13's Gamma = 8m = {:.0f}: {:.3f}, {:.3f} at the mean); "
-      "smallest case "
-      "m = 1: Eq. 11 fails for n >= 7 (1 - 1/n > 6 (n-1)/n^2), Eq. 12 for n >= 13. Repaired: mean 2 Gamma max_q P_swap = {:.2f} >= 1 (valid, "
-      "vacuous here). Thresholds on {} points, m = {}, eps/2 = 1/2: P = {:.4f} <= Eq. 12 {:.3f} (the printed chain "
+      "exactly at "
+      "m = 1, n = {}: {:.4f} > Eq. 12 {:.4f} (Eq. 11 fails from n = 7, Eq. 12 from n = 13). Repaired: mean 2 Gamma "
+      "max_q P_swap = {:.2f} >= 1 (valid, vacuous here). Thresholds on {} points, m = {}, eps/2 = 1/2: P = {:.4f} <= Eq. 12 {:.3f} (the printed chain "
       "holds there), per-pool excess {:.3g}; Gamma -> 1: {:.4f} > {:.4f} (rejected). Eq. 16 makes the final bound "
       "vacuous at these sizes (2 Gamma e^(-2 m (eps/2)^2) = {:.1f} for the point routers): Theorem 1 is not contradicted, "
       "the step Eq. 10-11 is",
       na, ma, pools, a.class_abs, a.max_router_abs, a.max_router_plus, na, a.mean_router_plus, Ga, a.max_router_abs,
       a.eq11_fixed_mask.rhs, a.eq12_fixed_mask.rhs, G13, 2.0 * G13 * a.max_router_plus, 2.0 * G13 * a.mean_router_plus,
-      a.repaired_bound, nb, mb, th.class_abs,
+      n1, one.class_abs, one_eq12, a.repaired_bound, nb, mb, th.class_abs,
       th.eq12_fixed_mask.rhs, th.repaired.excess, th.no_union.lhs, th.no_union.rhs,
       2.0 * Ga * std::exp(-2.0 * ma / (ma * ma)));
   return e;
