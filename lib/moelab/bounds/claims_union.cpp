@@ -69,9 +69,10 @@ Evidence eq12_sign_split_claim(const CheckBudget& b, const RngKey& key) {
   e.note = fmt::format(
       "thresholds on {} uniform points, T = 2, m = {}, eps/2 = {}, {} pooled samples x 2^{} swaps, {} (pool, mask) cases: "
       "0 violations expected, {} seen; P(sup|D|) / P(sup D) / P(sup -D) over the class = {:.4f} / {:.4f} / {:.4f} (experts "
-      "0, 1/2, 1, x/(n-1); the signs nearly always coincide, ratio {:.3f}, largest for a fixed mask {:.3f}) and {:.4f} / {:.4f} / {:.4f} (one expert: ratio "
-      "{:.3f}, the factor 2 attained for every fixed mask: largest P_abs / P_plus {:.3f}); the factor 1 fails in {} cases, "
-      "by up to {:.3f}. So the confidence term is log(4/delta), not log(2/delta) (with Eq. 7's factor 2)",
+      "0, 1/2, 1, x/(n-1); the signs nearly always coincide, ratio {:.3f}, largest for a fixed mask {:.3f}) and "
+      "{:.4f} / {:.4f} / {:.4f} (one expert: ratio {:.3f}, the factor 2 attained for every fixed mask: largest "
+      "P_abs / P_plus {:.3f}); the factor 1 fails in {} cases, by up to {:.3f}. So the confidence term is "
+      "log(4/delta), not log(2/delta) (with Eq. 7's factor 2)",
       n, m, t, pools, m, cases, violations, rich.class_abs, rich.class_plus, rich.class_minus,
       rich.class_abs / rich.class_plus, rich.largest_fixed_ratio, single.class_abs, single.class_plus, single.class_minus,
       single.class_abs / single.class_plus, single.largest_fixed_ratio, f1,
@@ -126,11 +127,11 @@ Evidence eq10_data_dependent_masks_claim(const CheckBudget& b, const RngKey& key
       "fixed mask max_c P(|D| >= eps/2) = {:.4f}, P(D >= eps/2) = {:.4f} (max of {} estimates; their mean {:.4f} ~ 2m/n, all "
       "equal by symmetry); Eq. 11 Gamma max P "
       "= {} x {:.4f} = {:.3f}, Eq. 12 2 Gamma max P = {:.3f} (with Eq. 13's Gamma = 8m = {:.0f}: {:.3f}, {:.3f} at the mean); "
-      "exactly at "
-      "m = 1, n = {}: {:.4f} > Eq. 12 {:.4f} (Eq. 11 fails from n = 7, Eq. 12 from n = 13). Repaired: mean 2 Gamma "
-      "max_q P_swap = {:.2f} >= 1 (valid, vacuous here). Thresholds on {} points, m = {}, eps/2 = 1/2: P = {:.4f} <= Eq. 12 {:.3f} (the printed chain "
-      "holds there), per-pool excess {:.3g}; Gamma -> 1: {:.4f} > {:.4f} (rejected). Eq. 16 makes the final bound "
-      "vacuous at these sizes (2 Gamma e^(-2 m (eps/2)^2) = {:.1f} for the point routers): Theorem 1 is not contradicted, "
+      "exactly at m = 1, n = {}: {:.4f} > Eq. 12 {:.4f} (Eq. 11 fails from n = 7, Eq. 12 from n = 13). Repaired: mean 2 Gamma "
+      "max_q P_swap = {:.2f} >= 1 (valid, vacuous here). Thresholds on {} points, m = {}, eps/2 = 1/2: P = {:.4f} <= "
+      "Eq. 12 {:.3f} (the printed chain holds there), per-pool excess {:.3g}; Gamma -> 1: {:.4f} > {:.4f} (rejected). "
+      "Eq. 16 makes the final bound vacuous at these sizes (2 Gamma e^(-2 m (eps/2)^2) = {:.1f} for the point "
+      "routers): Theorem 1 is not contradicted, "
       "the step Eq. 10-11 is",
       na, ma, pools, a.class_abs, a.max_router_abs, a.max_router_plus, na, a.mean_router_plus, Ga, a.max_router_abs,
       a.eq11_fixed_mask.rhs, a.eq12_fixed_mask.rhs, G13, 2.0 * G13 * a.max_router_plus, 2.0 * G13 * a.mean_router_plus,
