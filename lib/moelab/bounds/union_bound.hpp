@@ -88,8 +88,8 @@ struct UnionBoundCheck {
   std::int64_t sign_violations = 0;      ///< #abs > 2 #plus
   std::int64_t sign_asymmetric = 0;      ///< #plus != #minus (exchangeability says never)
   std::int64_t factor1_violations = 0;   ///< #abs > #plus (the factor 1 instead of 2)
-  double worst_sign_excess = 0;          ///< max (#abs - 2 #plus) / 2^m
-  double worst_factor1_excess = 0;       ///< max (#abs - #plus) / 2^m
+  double worst_sign_excess = 0;          ///< max(0, largest (#abs - 2 #plus) / 2^m)
+  double worst_factor1_excess = 0;       ///< max(0, largest (#abs - #plus) / 2^m)
   double largest_fixed_ratio = 0;        ///< max over routers of P_abs / P_plus (fixed mask, mean over pools)
 
   // Eq. 9-12 as printed: P_class(|D| >= t) <= Gamma max_r P_r(|D| >= t) (Eq. 11) and
