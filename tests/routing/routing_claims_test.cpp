@@ -1,7 +1,7 @@
 // The routing claims reach the verdicts docs/claims.md records, and every control is rejected. The
-// cheap ones (the three original ones and the appendix lemmas' exact and small Monte-Carlo checks) run
-// with the fast tests; the six original ones together run in [slow] (region masses and separation
-// cost seconds). The claims are
+// cheap ones (the three original ones, the appendix lemmas' exact and small Monte-Carlo checks, and the
+// constructions of Lemmas B.9 and C.6) run with the fast tests; the six original ones and the B.13
+// miniature together run in [slow] (region masses and the separations cost seconds). The claims are
 // registered into a local registry (the family of the Holm correction is then this selection, not
 // the whole suite). A changed verdict is a changed finding and must be re-documented, not re-pinned
 // silently.
