@@ -36,6 +36,29 @@ GridOptimum grid_optimum(const LossModel& model, double F, int G) {
   return {std::max(0, best - 1) * h, std::min(G - 1, best + 1) * h, best * h, h};
 }
 
+AllocationSweep allocation_sweep(const LossModel& model, const std::vector<double>& flops, int G) {
+  AllocationSweep r;
+  for (double F : flops) {
+    const auto g = grid_optimum(model, F, G);
+    r.at.push_back(g);
+    const double x = std::log(compute_optimal(model, F).N_opt);
+    ++r.cases;
+    if (x < g.x_lo || x > g.x_hi) ++r.outside;
+    if (model.alpha_N != model.alpha_D) {
+      LossModel s = model;
+      std::swap(s.alpha_N, s.alpha_D);
+      std::swap(s.A, s.B);
+      const double xs = std::log(compute_optimal(s, F).N_opt);
+      ++r.swapped_cases;
+      if (xs < g.x_lo || xs > g.x_hi) ++r.swapped_outside;
+    }
+  }
+  const double span = std::log(flops.back() / flops.front());
+  r.slope = (r.at.back().x_star - r.at.front().x_star) / span;
+  r.tol = 2.0 * r.at.back().h / span;
+  return r;
+}
+
 Evidence compute_optimal_claim(const CheckBudget& b, const RngKey&) {
   const int G = b.pick(40001, 400001);
   std::int64_t cases = 0, outside = 0, outside_swapped = 0, outside_half = 0, n_swapped = 0, n_half = 0;
@@ -44,36 +67,23 @@ Evidence compute_optimal_claim(const CheckBudget& b, const RngKey&) {
                                       LossModel{2.0, 50.0, 0.2, 800.0, 0.45}, LossModel{1.0, 5.0, 0.6, 30.0, 0.3}};
   const std::vector<double> flops{1e15, 1e18, 1e21, 1e24};
   for (const LossModel& model : models) {
-    std::vector<GridOptimum> at;
-    for (double F : flops) {
-      const auto g = grid_optimum(model, F, G);
-      at.push_back(g);
-      const double x = std::log(compute_optimal(model, F).N_opt);
-      ++cases;
-      if (x < g.x_lo || x > g.x_hi) ++outside;
-      // Controls, the nearest plausible wrong allocations (when they differ from the right one):
-      // the exponents of N and D swapped (with A, B), and the equal split N ~ sqrt(F/6) with the same G.
-      if (model.alpha_N != model.alpha_D) {
-        LossModel s = model;
-        std::swap(s.alpha_N, s.alpha_D);
-        std::swap(s.A, s.B);
-        const double xs = std::log(compute_optimal(s, F).N_opt);
-        ++n_swapped;
-        if (xs < g.x_lo || xs > g.x_hi) ++outside_swapped;
+    // Controls, the nearest plausible wrong allocations (when they differ from the right one): the exponents
+    // of N and D swapped (with A, B; in allocation_sweep), and the equal split N ~ sqrt(F/6) with the same G.
+    const AllocationSweep r = allocation_sweep(model, flops, G);
+    cases += r.cases, outside += r.outside, n_swapped += r.swapped_cases, outside_swapped += r.swapped_outside;
+    if (model.alpha_N != model.alpha_D) {
+      for (std::size_t j = 0; j < flops.size(); ++j) {
         const double s_sum = model.alpha_N + model.alpha_D;
-        const double xh = std::log(model.alpha_N * model.A / (model.alpha_D * model.B)) / s_sum + 0.5 * std::log(F / 6.0);
+        const double xh = std::log(model.alpha_N * model.A / (model.alpha_D * model.B)) / s_sum + 0.5 * std::log(flops[j] / 6.0);
         ++n_half;
-        if (xh < g.x_lo || xh > g.x_hi) ++outside_half;
+        if (xh < r.at[j].x_lo || xh > r.at[j].x_hi) ++outside_half;
       }
     }
     // Exponent: slope of the grid minimisers between the extreme budgets.
-    const double span = std::log(flops.back() / flops.front());
-    const double slope = (at.back().x_star - at.front().x_star) / span;
     const double stated = allocation_exponents(model).a;
-    const double tol = 2.0 * at.back().h / span;  // each argmin within one step of the minimiser
-    slope_tol = std::max(slope_tol, tol);
-    worst_slope = std::max(worst_slope, std::abs(slope - stated) - tol);
-    if (model.alpha_N != model.alpha_D) worst_slope_half = std::min(worst_slope_half, std::abs(slope - 0.5) - tol);
+    slope_tol = std::max(slope_tol, r.tol);
+    worst_slope = std::max(worst_slope, std::abs(r.slope - stated) - r.tol);
+    if (model.alpha_N != model.alpha_D) worst_slope_half = std::min(worst_slope_half, std::abs(r.slope - 0.5) - r.tol);
   }
   Evidence e;
   e.printed = claims::exhaustive_test(

@@ -2,6 +2,9 @@
 // Internal: not installed.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "moelab/claims/claim.hpp"
 #include "moelab/claims/evidence.hpp"
 #include "moelab/core/keys.hpp"
@@ -29,6 +32,17 @@ struct GridOptimum {
   double h;           // grid step
 };
 GridOptimum grid_optimum(const LossModel& model, double F, int G);
+
+// One loss model over the budgets `flops`: the grid optimum at each F, the closed form inside its bracket or not,
+// the control with the N and D exponents swapped (with A, B; only when they differ), and the slope of the grid
+// minimisers between the extreme budgets with its tolerance (each argmin within one step of the minimiser).
+// Shared by compute_optimal_claim and per_e_exponents_claim.
+struct AllocationSweep {
+  std::vector<GridOptimum> at;  // one per F
+  std::int64_t cases = 0, outside = 0, swapped_cases = 0, swapped_outside = 0;
+  double slope = 0.0, tol = 0.0;
+};
+AllocationSweep allocation_sweep(const LossModel& model, const std::vector<double>& flops, int G);
 
 // The scaling paper's ERM generalization bound in an exactly computable routed class (claims_erm.cpp)
 Evidence erm_fixed_routing_claim(const CheckBudget& b, const RngKey& key);
