@@ -94,6 +94,24 @@ double ghost_gap(const Eigen::MatrixXd& values, const std::vector<int>& s, const
   return (values * count_difference(values.cols(), s, s2)).maxCoeff() / static_cast<double>(s.size());
 }
 
+}  // namespace
+
+InequalityCheck paired_inequality(const Welford& lhs, const Welford& rhs, const Welford& diff) {
+  InequalityCheck c{};
+  c.lhs = lhs.mean();
+  c.lhs_se = lhs.standard_error();
+  c.rhs = rhs.mean();
+  c.rhs_se = rhs.standard_error();
+  c.excess = diff.mean();
+  c.excess_se = diff.standard_error();
+  c.p_violation = t_test_greater(diff, 0.0);
+  c.exact = false;
+  c.trials = diff.count();
+  return c;
+}
+
+namespace {
+
 struct PairedTrial {
   double lhs, rhs;
 };
@@ -105,17 +123,7 @@ InequalityCheck paired_check(const std::vector<PairedTrial>& trials) {
     r.add(t.rhs);
     d.add(t.lhs - t.rhs);
   }
-  InequalityCheck c{};
-  c.lhs = l.mean();
-  c.lhs_se = l.standard_error();
-  c.rhs = r.mean();
-  c.rhs_se = r.standard_error();
-  c.excess = d.mean();
-  c.excess_se = d.standard_error();
-  c.p_violation = t_test_greater(d, 0.0);
-  c.exact = false;
-  c.trials = d.count();
-  return c;
+  return paired_inequality(l, r, d);
 }
 
 // Deterministic per-trial inequality: lhs = max over trials of lhs_t, compared with the constant rhs.

@@ -18,6 +18,7 @@
 
 #include <Eigen/Dense>
 
+#include "moelab/core/stats.hpp"
 #include "moelab/core/stream_tags.hpp"
 
 namespace moelab::bounds {
@@ -49,6 +50,9 @@ struct InequalityCheck {
   bool exact;          ///< true: a deterministic per-trial inequality, lhs = max over trials, no test
   std::uint64_t trials;
 };
+
+/// The paired (Monte-Carlo) InequalityCheck from the running moments of lhs, rhs and lhs - rhs over the trials.
+InequalityCheck paired_inequality(const Welford& lhs, const Welford& rhs, const Welford& diff);
 
 /// Lemma 5 (Eq. 19): E[phi|mu(S, S')] <= 2 C R_m(H), for the routed class F|mu (Eq. 20) with a fixed
 /// mask and weights: f(x) = sum_j g_j(x) h_j(x), h_j in H (the K x n `experts`, values in [0, 1]),

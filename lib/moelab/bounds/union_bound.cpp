@@ -190,20 +190,6 @@ UnionProbabilities exact_union_probabilities(const Eigen::VectorXd& p, const Rou
 
 namespace {
 
-InequalityCheck paired(const Welford& lhs, const Welford& rhs, const Welford& diff) {
-  InequalityCheck c{};
-  c.lhs = lhs.mean();
-  c.lhs_se = lhs.standard_error();
-  c.rhs = rhs.mean();
-  c.rhs_se = rhs.standard_error();
-  c.excess = diff.mean();
-  c.excess_se = diff.standard_error();
-  c.p_violation = t_test_greater(diff, 0.0);
-  c.exact = false;
-  c.trials = diff.count();
-  return c;
-}
-
 // A deterministic per-pool inequality lhs(z) <= rhs(z): reported as its largest excess over the pools against 0.
 InequalityCheck per_pool(double max_excess, std::uint64_t pools) {
   InequalityCheck c{};
@@ -326,7 +312,7 @@ UnionBoundCheck check_union_bound(const Eigen::VectorXd& p, const RoutedClass& c
   out.repaired_union = per_pool(worst_union, pools);
   out.repaired = per_pool(worst_rep, pools);
   out.repaired_bound = rep_rhs.mean();
-  out.no_union = paired(cls_abs, no_union_rhs, no_union_diff);
+  out.no_union = paired_inequality(cls_abs, no_union_rhs, no_union_diff);
   return out;
 }
 
