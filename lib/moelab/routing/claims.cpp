@@ -13,6 +13,7 @@ using claims::ClaimKind;
 
 void register_c10_claims(claims::Registry& r);  // claims_c10.cpp
 void register_linear_separation_claims(claims::Registry& r);  // claims_linear_separation.cpp
+void register_gaussian_product_claims(claims::Registry& r);  // claims_gaussian_products.cpp
 
 void register_claims(claims::Registry& r) {
   r.add({"routing.lemma32.region_masses", "granularity, Lemma 3.2 (Eqs. 3.1-3.3), Lemmas A.5-A.7",
@@ -42,6 +43,7 @@ void register_claims(claims::Registry& r) {
   register_appendix_claims(r);
   register_c10_claims(r);
   register_linear_separation_claims(r);
+  register_gaussian_product_claims(r);
 }
 
 }  // namespace moelab::routing
