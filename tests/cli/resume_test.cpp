@@ -74,7 +74,11 @@ TEST_CASE("runs killed at random moments and resumed give the bytes of an uninte
   const std::string reference = slurp(ref);
 
   std::mt19937_64 rng(20261123);  // fixed: the same delays every time
-  std::uniform_real_distribution<double> frac(0.05, 0.6);
+  // The first kill of a round waits until the run has created its journal (the runner does so before the
+  // first point), then 2-40% of the uninterrupted time: on a loaded machine process start-up (shared
+  // libraries, the CUDA runtime's device probe) took most of a 2 s run, and kills timed from the spawn
+  // landed before the journal existed (clean-clone make test beside a build, 2026-11-27: 6 of 12).
+  std::uniform_real_distribution<double> frac(0.02, 0.4);
   const int signals[] = {SIGKILL, SIGINT, SIGTERM};
   int interrupted = 0, with_journal = 0, attempts = 0;
   for (int round = 0; round < 6; ++round) {
@@ -89,7 +93,7 @@ TEST_CASE("runs killed at random moments and resumed give the bytes of an uninte
     for (int k = 0; k < 2; ++k) {
       ++attempts;
       const auto delay = std::chrono::microseconds(static_cast<long long>(frac(rng) * static_cast<double>(full.count())));
-      const bool hit = run_and_kill(k == 0 ? args : resume, delay, sig);
+      const bool hit = run_and_kill(k == 0 ? args : resume, delay, sig, k == 0 ? journal : fs::path{});
       interrupted += hit;
       // Never a partial CSV: none, or (a signal after the final rename) the complete one.
       if (fs::exists(out)) CHECK(slurp(out) == reference);
@@ -100,9 +104,10 @@ TEST_CASE("runs killed at random moments and resumed give the bytes of an uninte
     CHECK(slurp(out) == reference);
     CHECK_FALSE(fs::exists(journal));
   }
-  // Most kills must land mid-run for the test to mean anything (the delays are 5-60% of the measured
-  // uninterrupted time; a resumed run is shorter and the shared machine's load varies, so a few may
-  // come after the end). Every interrupted run had started its journal except a kill at start-up.
+  // Most kills must land mid-run for the test to mean anything (the delays are 2-40% of the measured
+  // uninterrupted time after the journal appeared; a resumed run is shorter and the shared machine's load
+  // varies, so a few may come after the end). Every interrupted run had started its journal except a
+  // kill of a resumed run at its start-up.
   CHECK(2 * interrupted >= attempts);
   CHECK(with_journal + 2 >= interrupted);
   std::printf("resume test: %d of %d kills interrupted a run (%d left a journal); full run %.2f s\n", interrupted, attempts,
