@@ -82,7 +82,7 @@ constexpr B7Size kB7Sizes[] = {{2, 2},  {3, 3},  {4, 4},   {6, 6},  {8, 8},  {12
                                {3, 12}, {12, 3}, {4, 16},  {16, 4}, {6, 24}, {24, 6},  {2, 100}, {2, 400}};
 
 Evidence check_lemma_b7(const claims::CheckBudget& b, const RngKey& key) {
-  const std::int64_t n = b.pick<std::int64_t>(4000, 40000);
+  const std::int64_t n = b.pick<std::int64_t>(5000, 40000);
   std::vector<TestResult> printed, control_threshold;
   std::vector<double> relevance;
   std::string detail;
@@ -158,7 +158,7 @@ int b8_edge(int d, int w, int q) {
 
 Evidence check_lemma_b8(const claims::CheckBudget& b, const RngKey& key) {
   constexpr int q = 10, q_control = 6;  // c = 1/10, control c = 1/6
-  const std::int64_t n = b.pick<std::int64_t>(2000, 20000);
+  const std::int64_t n = b.pick<std::int64_t>(3000, 20000);
   std::vector<TestResult> printed;
   std::vector<double> relevance;
   std::string detail;
