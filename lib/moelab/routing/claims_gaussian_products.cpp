@@ -15,6 +15,7 @@
 
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/parallel.hpp"
+#include "moelab/core/stats.hpp"
 #include "moelab/routing/appendix_lemmas.hpp"
 #include "moelab/routing/detail/claim_tests.hpp"
 #include "moelab/routing/linear_pieces.hpp"
@@ -89,7 +90,7 @@ Evidence check_lemma_b7(const claims::CheckBudget& b, const RngKey& key) {
   std::int64_t hits_2_400 = 0;
   // Decay rate: weighted least squares of log P against min(d, w) on the square sizes (weights
   // P^2 n / (P (1 - P)), the delta-method variance of log P).
-  double sw = 0, swx = 0, swy = 0, swxx = 0, swxy = 0;
+  std::vector<double> fit_x, fit_y, fit_w;
   for (std::size_t si = 0; si < std::size(kB7Sizes); ++si) {
     const auto [d, w] = kB7Sizes[si];
     const double mean = static_cast<double>(d) * d * w;
@@ -105,8 +106,7 @@ Evidence check_lemma_b7(const claims::CheckBudget& b, const RngKey& key) {
     control_threshold.push_back(frequency_upper_bound(fmt::format("({}, {}), threshold / 20", d, w), hits[1], n, bound));
     if (d == 2 && w == 400) hits_2_400 = hits[0];
     if (d == w && hits[0] > 0 && hits[0] < n) {
-      const double wt = p * n / (1.0 - p);
-      sw += wt, swx += wt * d, swy += wt * std::log(p), swxx += wt * d * d, swxy += wt * d * std::log(p);
+      fit_x.push_back(d), fit_y.push_back(std::log(p)), fit_w.push_back(p * n / (1.0 - p));
     }
     detail += fmt::format("{}({}, {}) {:.3f}/{:.3f}", si ? ", " : "", d, w, p, bound);
   }
@@ -119,8 +119,11 @@ Evidence check_lemma_b7(const claims::CheckBudget& b, const RngKey& key) {
     relevance.push_back(0.0);
     limits += fmt::format("{}d = {}: {:.4f}", d == 2 ? "" : ", ", d, p);
   }
-  const double det = sw * swxx - swx * swx;
-  const double slope = det > 0 ? (sw * swxy - swx * swy) / det : NAN, slope_se = det > 0 ? std::sqrt(sw / det) : NAN;
+  double slope = NAN, slope_se = NAN;
+  if (fit_x.size() >= 2) {
+    const auto fit = weighted_least_squares({std::vector<double>(fit_x.size(), 1.0), fit_x}, fit_y, fit_w);
+    slope = fit.coef[1], slope_se = fit.se[1];
+  }
   Evidence e;
   e.printed = claims::combine_bonferroni("P[| |A B'|_F^2 - d^2 w | > d^2 w / 5] <= exp(-min(d, w) / 20) on 18 sizes and in the "
                                          "w -> infinity limits d = 2..24",
@@ -170,17 +173,8 @@ Evidence check_lemma_b8(const claims::CheckBudget& b, const RngKey& key) {
     const double half = 0.5 * d * d * w;
     const auto hits = count_pairs(d, w, n, key.with("b8", static_cast<std::int64_t>(si)).seed(), 2,
                                   [&](const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, std::vector<std::int64_t>& h) {
-                                    // sigma_i^2(A B') descending: product_singular_values2 (w x w) for d >= w, else the
-                                    // eigenvalues of M M' (d x d), M = A B'.
-                                    Eigen::VectorXd s2;
-                                    if (d >= w) {
-                                      s2 = product_singular_values2(A, B);
-                                    } else {
-                                      const Eigen::MatrixXd M = A * B.transpose();
-                                      s2 = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(M * M.transpose(), Eigen::EigenvaluesOnly)
-                                               .eigenvalues()
-                                               .reverse();
-                                    }
+                                    // sigma_i^2(A B'), descending (min(d, w) values).
+                                    const Eigen::VectorXd s2 = product_singular_values2(A, B);
                                     const double total = s2.sum();
                                     h[0] += total - s2.head(std::max(k, 0)).sum() < half;
                                     if (with_control) h[1] += total - s2.head(kc).sum() < half;

@@ -78,8 +78,10 @@ Eigen::VectorXd product_eigs(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B)
     Eigen::VectorXd ev = product_eigs_from_grams(A.transpose() * A, B.transpose() * B);
     if (ev.size() == n) return ev;  // else A is rank deficient: fall through to the dense form
   }
+  // Dense: the smaller of D'D (n x n) and D D' (d x d); both carry the nonzero sigma_i^2, min(n, d) values.
   const Eigen::MatrixXd D = A * B.transpose();
-  return Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(D.transpose() * D, Eigen::EigenvaluesOnly).eigenvalues();
+  const Eigen::MatrixXd G = n <= d ? Eigen::MatrixXd(D.transpose() * D) : Eigen::MatrixXd(D * D.transpose());
+  return Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(G, Eigen::EigenvaluesOnly).eigenvalues();
 }
 
 double tail_of_ascending(const Eigen::VectorXd& ev, int r) {
