@@ -49,22 +49,6 @@ namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
-// Cumulative probabilities, last entry forced to 1 so that every uniform in (0, 1) finds a point.
-std::vector<double> cumulative(const Eigen::VectorXd& p) {
-  MOELAB_EXPECT(p.size() >= 1, "lemma checks: empty domain");
-  MOELAB_EXPECT((p.array() >= 0.0).all() && std::abs(p.sum() - 1.0) < 1e-9,
-                "lemma checks: point probabilities must be >= 0 and sum to 1");
-  std::vector<double> c(p.size());
-  double s = 0.0;
-  for (Eigen::Index i = 0; i < p.size(); ++i) c[i] = (s += p(i));
-  c.back() = 1.0;
-  return c;
-}
-
-int draw_point(const std::vector<double>& cdf, double u) {
-  return static_cast<int>(std::upper_bound(cdf.begin(), cdf.end() - 1, u) - cdf.begin());
-}
-
 // Points of S (uniforms [0, m)) and S' ([m, 2m)) of one trial.
 void draw_samples(const RandomStream& r, const std::vector<double>& cdf, int m, std::vector<int>& s, std::vector<int>& s2) {
   s.resize(m);
@@ -95,6 +79,21 @@ double ghost_gap(const Eigen::MatrixXd& values, const std::vector<int>& s, const
 }
 
 }  // namespace
+
+std::vector<double> point_cdf(const Eigen::VectorXd& p) {
+  MOELAB_EXPECT(p.size() >= 1, "lemma checks: empty domain");
+  MOELAB_EXPECT((p.array() >= 0.0).all() && std::abs(p.sum() - 1.0) < 1e-9,
+                "lemma checks: point probabilities must be >= 0 and sum to 1");
+  std::vector<double> c(p.size());
+  double s = 0.0;
+  for (Eigen::Index i = 0; i < p.size(); ++i) c[i] = (s += p(i));
+  c.back() = 1.0;
+  return c;
+}
+
+int draw_point(const std::vector<double>& cdf, double u) {
+  return static_cast<int>(std::upper_bound(cdf.begin(), cdf.end() - 1, u) - cdf.begin());
+}
 
 InequalityCheck paired_inequality(const Welford& lhs, const Welford& rhs, const Welford& diff) {
   InequalityCheck c{};
@@ -178,7 +177,7 @@ Lemma5Check check_lemma5(const Eigen::VectorXd& p, const Eigen::VectorXd& labels
   MOELAB_EXPECT(labels.size() == p.size() && ((labels.array() == 0.0) || (labels.array() == 1.0)).all(),
                 "check_lemma5: labels must be 0 or 1 at every domain point");
   MOELAB_EXPECT(C > 0.0 && C <= 1.0, "check_lemma5: need 0 < C <= 1 (loss in [0, 1])");
-  const auto cdf = cumulative(p);
+  const auto cdf = point_cdf(p);
   const int T = static_cast<int>(gates.front().rows());
   double w_max = 0.0;
   for (const auto& g : gates) w_max = std::max(w_max, g.maxCoeff());
@@ -213,7 +212,7 @@ Lemma7Check check_lemma7(const Eigen::VectorXd& p, const Eigen::MatrixXd& losses
   check_common(p, losses, m, trials);
   check_unit_range(losses, "check_lemma7: losses must lie in [0, 1]");
   MOELAB_EXPECT(eps > 0.0, "check_lemma7: need eps > 0");
-  const auto cdf = cumulative(p);
+  const auto cdf = point_cdf(p);
   const Eigen::VectorXd risk = losses * p;  // L_D(h), exact
   const double factor = 1.0 - 2.0 * std::exp(-0.5 * eps * eps * m);
   struct Trial {
@@ -244,7 +243,7 @@ Lemma7Check check_lemma7(const Eigen::VectorXd& p, const Eigen::MatrixXd& losses
 Lemma8Check check_lemma8(const Eigen::VectorXd& p, const Eigen::MatrixXd& values, int m, std::uint64_t trials,
                          std::uint64_t seed) {
   check_common(p, values, m, trials);
-  const auto cdf = cumulative(p);
+  const auto cdf = point_cdf(p);
   struct Trial {
     double gap, rad;
   };
@@ -270,7 +269,7 @@ Lemma9Check check_lemma9(const Eigen::VectorXd& p, const Eigen::MatrixXd& values
   check_common(p, values, m, trials);
   MOELAB_EXPECT(m <= kMaxExactPoints, "check_lemma9: exact enumeration needs m <= 20");
   MOELAB_EXPECT(lipschitz > 0.0, "check_lemma9: need L > 0");
-  const auto cdf = cumulative(p);
+  const auto cdf = point_cdf(p);
   const Eigen::MatrixXd composed = values.unaryExpr(phi);
   struct Trial {
     double composed, plain;
@@ -306,7 +305,7 @@ Lemma10Check check_lemma10(const Eigen::VectorXd& p, const Eigen::MatrixXd& expe
   for (const auto& g : constant_gates)
     MOELAB_EXPECT(((g.colwise() - g.col(0)).array().abs() < 1e-12).all(),
                   "check_lemma10: constant_gates must not depend on x");
-  const auto cdf = cumulative(p);
+  const auto cdf = point_cdf(p);
   struct Trial {
     double h, conv, gated;
   };
@@ -340,7 +339,7 @@ Lemma11Check check_lemma11(const Eigen::VectorXd& p, const Eigen::MatrixXd& loss
   check_common(p, losses, m, trials);
   check_unit_range(losses, "check_lemma11: losses must lie in [0, 1]");
   MOELAB_EXPECT(t > 0.0, "check_lemma11: need t > 0");
-  const auto cdf = cumulative(p);
+  const auto cdf = point_cdf(p);
   struct Trial {
     double phi, scaled_difference;
   };

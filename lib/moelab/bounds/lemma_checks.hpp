@@ -51,6 +51,11 @@ struct InequalityCheck {
   std::uint64_t trials;
 };
 
+/// Cumulative point probabilities of a finite domain (checked: entries >= 0, sum 1), the last entry forced to 1
+/// so that every uniform in (0, 1) finds a point; draw_point maps a uniform to its point.
+std::vector<double> point_cdf(const Eigen::VectorXd& p);
+int draw_point(const std::vector<double>& cdf, double u);
+
 /// The paired (Monte-Carlo) InequalityCheck from the running moments of lhs, rhs and lhs - rhs over the trials.
 InequalityCheck paired_inequality(const Welford& lhs, const Welford& rhs, const Welford& diff);
 

@@ -50,20 +50,6 @@ void check_class(const RoutedClass& c) {
                 "union bound: losses must lie in [0, 1]");
 }
 
-std::vector<double> cumulative(const Eigen::VectorXd& p) {
-  MOELAB_EXPECT(p.size() >= 1 && (p.array() >= 0.0).all() && std::abs(p.sum() - 1.0) < 1e-9,
-                "union bound: point probabilities must be >= 0 and sum to 1");
-  std::vector<double> cdf(p.size());
-  double s = 0.0;
-  for (Eigen::Index i = 0; i < p.size(); ++i) cdf[i] = (s += p(i));
-  cdf.back() = 1.0;
-  return cdf;
-}
-
-}  // namespace
-
-namespace {
-
 // swap_counts without validating the class (validated once by the callers: it costs R n per call).
 SwapCounts count_swaps(const RoutedClass& c, std::span<const int> pool, double t) {
   MOELAB_EXPECT(pool.size() >= 2 && pool.size() % 2 == 0 && pool.size() <= 40,
@@ -233,7 +219,7 @@ UnionBoundCheck check_union_bound(const Eigen::VectorXd& p, const RoutedClass& c
   MOELAB_EXPECT(p.size() == c.routers.cols(), "check_union_bound: p must have one entry per domain point");
   MOELAB_EXPECT(m >= 1 && m <= 16 && pools >= 2 && growth >= 1 && t > 0.0,
                 "check_union_bound: need 1 <= m <= 16, pools >= 2, growth >= 1, t > 0");
-  const auto cdf = cumulative(p);
+  const auto cdf = point_cdf(p);
   const int R = static_cast<int>(c.routers.rows());
   const double G = growth;
   UnionBoundCheck out;
@@ -252,7 +238,7 @@ UnionBoundCheck check_union_bound(const Eigen::VectorXd& p, const RoutedClass& c
       const RandomStream r(seed, kBoundsStreamTag, first + j);
       std::vector<int> z(2 * m);
       for (int i = 0; i < 2 * m; ++i)
-        z[i] = static_cast<int>(std::upper_bound(cdf.begin(), cdf.end() - 1, r.uniform(i)) - cdf.begin());
+        z[i] = draw_point(cdf, r.uniform(i));
       return count_swaps(c, z, t);
     });
     for (const auto& s : runs) {
