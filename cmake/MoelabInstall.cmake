@@ -4,6 +4,9 @@ install(TARGETS moelab ${MOELAB_LAYER_TARGETS} moelab_exe EXPORT moelabTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# The shipped scenarios and their gnuplot scripts (`moelab list scenarios` and the `plot:` hint of
+# `moelab run` find them here when run outside the repository).
+install(DIRECTORY scenarios plots DESTINATION ${CMAKE_INSTALL_DATADIR}/moelab)
 # Public headers only: detail/ folders are internal.
 install(DIRECTORY lib/moelab DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp"
         PATTERN "detail" EXCLUDE)

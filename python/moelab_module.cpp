@@ -186,21 +186,24 @@ py::list check(const std::string& only, std::int64_t seed, bool full, double alp
   claims::SuiteResult r;
   {
     py::gil_scoped_release release;
-    r = claims::run_suite(selected, budget, alpha, false);
+    r = claims::run_suite(selected, budget, alpha, catalogue::claims().all().size(), false);
   }
+  catalogue::annotate_documented(r);
   py::list out;
   for (const auto& o : r.outcomes) {
     py::dict d;
     d["id"] = o.claim->id;
     d["source"] = o.claim->source;
     d["verdict"] = claims::to_string(o.verdict);
+    d["documented"] = o.documented ? py::cast(claims::to_string(*o.documented)) : py::none();
+    d["status"] = claims::documented_status(o, budget);
     d["reason"] = o.reason;
     d["printed_estimate"] = o.evidence.printed.estimate;
     d["printed_std_error"] = o.evidence.printed.std_error;
     d["printed_reference"] = o.evidence.printed.reference;
-    d["printed_p_holm"] = o.printed_p_holm;
+    d["printed_p_adj"] = o.printed_p_adj;
     d["exact_reference"] = o.evidence.exact ? py::cast(o.evidence.exact->reference) : py::none();
-    d["exact_p_holm"] = o.evidence.exact ? py::cast(o.exact_p_holm) : py::none();
+    d["exact_p_adj"] = o.evidence.exact ? py::cast(o.exact_p_adj) : py::none();
     d["controls_rejected"] = o.controls_rejected;
     d["controls"] = o.evidence.controls.size();
     d["relevance"] = o.relevance;
@@ -265,7 +268,7 @@ PYBIND11_MODULE(moelab, m) {
   }, "Every registered claim: id, source, statement, kind.");
   m.def("check", &check, py::arg("only") = "", py::arg("seed") = 1, py::arg("full") = false, py::arg("alpha") = 0.01,
         "Runs the claims whose id matches `only` (substring or glob) and judges them as `moelab check` does "
-        "(Holm over the selection). Returns one dict per claim.");
+        "(each test at alpha / the number of registered claims, whichever claims are selected). Returns one dict per claim.");
 
   python::bind_spectra(m);
   python::bind_bounds(m);

@@ -16,6 +16,7 @@
 #include "moelab/core/error.hpp"
 #include "moelab/scenario/runner.hpp"
 #include "moelab/scenario/study.hpp"
+#include "registered_claims.hpp"
 
 namespace moelab::test {
 
@@ -74,7 +75,7 @@ inline void check_documented_verdicts(void (*register_fn)(claims::Registry&), co
   claims::Registry reg;
   register_fn(reg);
   REQUIRE(reg.all().size() == expected.size());
-  const auto r = claims::run_suite(reg.select(pattern), claims::CheckBudget{}, 0.01, false);
+  const auto r = claims::run_suite(reg.select(pattern), claims::CheckBudget{}, 0.01, kRegisteredClaims, false);
   REQUIRE(r.outcomes.size() == expected.size());
   for (const auto& o : r.outcomes) {
     std::cout << o.claim->id << " | " << claims::to_string(o.verdict) << " | " << o.reason << "\n";

@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -101,8 +102,14 @@ void add_run(CLI::App& app, int& exit_code) {
     fmt::print("wrote {} ({} rows)\n", target, table.rows.size());
     for (const auto& [k, v] : table.metadata)
       if (k.rfind("fit_", 0) == 0) fmt::print("  {}: {}\n", k, v);
-    if (!sc->output_plot.empty()) fmt::print("plot: gnuplot -e \"csv='{}'; png='{}'\" {}\n", target,
-                                             target.substr(0, target.size() - 4) + ".png", sc->output_plot);
+    if (!sc->output_plot.empty()) {
+      // Absolute paths, so the hint works from any directory.
+      namespace fs = std::filesystem;
+      std::error_code ec;
+      const std::string csv = fs::absolute(target, ec).lexically_normal().string();
+      fmt::print("plot: gnuplot -e \"csv='{}'; png='{}'\" {}\n", csv, csv.substr(0, csv.size() - 4) + ".png",
+                 data_path(sc->output_plot));
+    }
     exit_code = kExitOk;
   });
 }

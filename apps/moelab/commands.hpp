@@ -10,7 +10,7 @@
 
 namespace moelab::cli {
 
-inline constexpr int kExitOk = 0, kExitClaimFailed = 1, kExitBadInput = 2, kExitRuntime = 3, kExitInterrupted = 130;
+inline constexpr int kExitOk = 0, kExitVerdictChanged = 1, kExitBadInput = 2, kExitRuntime = 3, kExitInterrupted = 130;
 
 /// Each add_* registers a subcommand; its callback stores the exit code in `exit_code`.
 void add_list(CLI::App& app, int& exit_code);
@@ -30,6 +30,10 @@ void emit_csv(const CsvTable& t, const std::string& out);
 void check_output(const std::string& key, const std::string& out, const std::string& file = "command line");
 
 /// Directory holding scenarios/ (the source tree when run from a build, else the current directory).
+/// A shipped file or folder ("plots/x.gp", "scenarios") as a path that works from any directory: the
+/// working directory's, else the installed one (MOELAB_DATA_DIR), else the source tree's; `relative`
+/// itself when none exists.
+std::string data_path(const std::string& relative);
 std::string scenario_dir();
 
 }  // namespace moelab::cli

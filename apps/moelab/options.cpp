@@ -3,6 +3,7 @@
 #include "commands.hpp"
 
 #include <charconv>
+#include <filesystem>
 #include <cmath>
 #include <limits>
 
@@ -10,6 +11,7 @@
 
 #include "moelab/core/csv.hpp"
 #include "moelab/core/error.hpp"
+#include "moelab/core/distributed.hpp"
 #include "moelab/core/parallel.hpp"
 
 namespace moelab::cli {
@@ -108,6 +110,13 @@ std::string check_list_text(const std::string& text, const ParamDecl& domain, st
 void check_output(const std::string& key, const std::string& out, const std::string& file) {
   if (out.empty() && file == "command line") return;  // stdout
   if (const std::string why = output_path_problem(out); !why.empty()) throw InputError(file, 0, key, why);
+  // Missing directories are created on write (docs/scenarios.md, "Outputs"); say so, so that a
+  // mistyped directory does not pass unnoticed.
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path parent = fs::path(out).parent_path();
+  if (!parent.empty() && !fs::exists(parent, ec) && is_root())
+    fmt::print(stderr, "moelab: {} '{}': the directory '{}' does not exist and will be created\n", key, out, parent.string());
 }
 
 CLI::Option* int_option(CLI::App* cmd, const std::string& flags, std::int64_t& v, std::int64_t lo, std::int64_t hi,

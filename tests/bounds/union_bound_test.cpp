@@ -18,6 +18,7 @@
 #include "moelab/claims/claim.hpp"
 #include "moelab/claims/verdict.hpp"
 #include "moelab/core/parallel.hpp"
+#include "registered_claims.hpp"
 
 using Catch::Matchers::WithinAbs;
 namespace mb = moelab::bounds;
@@ -267,7 +268,7 @@ TEST_CASE("the Eq. 9-12 claims reach their documented verdicts at quick seed 1",
     REQUIRE(found.size() == 1);
     selected.push_back(found[0]);
   }
-  const auto r = moelab::claims::run_suite(selected, moelab::claims::CheckBudget{}, 0.01, false);
+  const auto r = moelab::claims::run_suite(selected, moelab::claims::CheckBudget{}, 0.01, moelab::test::kRegisteredClaims, false);
   for (const auto& o : r.outcomes) {
     INFO(o.claim->id << ": " << o.reason << " | " << o.evidence.note);
     CHECK(o.verdict == expected.at(o.claim->id));

@@ -17,7 +17,7 @@ TEST_CASE("every registered claim has a unique id, a source and a check", "[clai
     CHECK(static_cast<bool>(c.check));
   }
   // The count itself is pinned by tests/catalogue/suite_verdicts_test.cpp (every registered claim has a
-  // row in tests/data/quick_verdicts.txt and every row a claim).
+  // row in lib/moelab/catalogue/documented_verdicts.txt and every row a claim).
   CHECK_FALSE(ids.empty());
 }
 

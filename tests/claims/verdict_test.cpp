@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <limits>
 #include <set>
 
@@ -29,37 +30,112 @@ Outcome outcome(const Claim& c, double p_printed, std::optional<double> p_exact,
 }
 }  // namespace
 
-TEST_CASE("verdicts follow the decision rule with Holm across the suite", "[claims]") {
+TEST_CASE("verdicts follow the decision rule at alpha / registered claims", "[claims]") {
   const Claim a = dummy("a"), b = dummy("b"), c = dummy("c"), d = dummy("d"), e = dummy("e");
   std::vector<Outcome> in{outcome(a, 0.5, std::nullopt, 1e-9),   // holds
                           outcome(b, 1e-9, 0.6, 1e-9),           // erratum
                           outcome(c, 1e-9, 1e-9, 1e-9),          // fails (both rejected)
                           outcome(d, 1e-9, std::nullopt, 1e-9),  // fails (no exact form)
                           outcome(e, 0.5, std::nullopt, 0.2)};   // inconclusive: control not rejected
-  const auto r = judge(in, 0.01);
+  const auto r = judge(in, 0.01, 7);
   CHECK(r.family_size == 7);
   CHECK(r.outcomes[0].verdict == Verdict::holds);
   CHECK(r.outcomes[1].verdict == Verdict::erratum);
   CHECK(r.outcomes[2].verdict == Verdict::fails);
   CHECK(r.outcomes[3].verdict == Verdict::fails);
   CHECK(r.outcomes[4].verdict == Verdict::inconclusive);
+  // A registered suite smaller than the judged selection is a programming error.
+  CHECK_THROWS(judge(in, 0.01, 4));
 }
 
-TEST_CASE("a p-value significant alone is not significant after Holm over a large family", "[claims]") {
-  // 0.004 < alpha = 0.01 alone, but with 10 tests Holm's first threshold is 0.001.
+TEST_CASE("the level is alpha / registered claims whichever claims are judged", "[claims]") {
+  // 0.004 < alpha = 0.01, but over 10 registered claims the level is 0.001: not rejected, alone or
+  // with the other nine (the old Holm-over-the-selection rule rejected it alone and kept it in the suite).
   std::vector<Claim> cs;
   for (int i = 0; i < 10; ++i) cs.push_back(dummy("c" + std::to_string(i)));
   std::vector<Outcome> in;
   for (int i = 0; i < 10; ++i) in.push_back(outcome(cs[static_cast<std::size_t>(i)], i == 0 ? 0.004 : 0.9, std::nullopt, 1e-12));
-  const auto r = judge(in, 0.01);
-  CHECK(r.outcomes[0].verdict == Verdict::holds);
-  CHECK(r.outcomes[0].printed_p_holm == Approx(0.04).epsilon(1e-12));
+  const auto suite = judge(in, 0.01, 10);
+  const auto alone = judge({in[0]}, 0.01, 10);
+  CHECK(suite.outcomes[0].verdict == Verdict::holds);
+  CHECK(alone.outcomes[0].verdict == Verdict::holds);
+  CHECK(suite.outcomes[0].printed_p_adj == Approx(0.04).epsilon(1e-12));
+  CHECK(alone.outcomes[0].printed_p_adj == Approx(0.04).epsilon(1e-12));
+  // 0.0009 is below 0.001: rejected (fails, no exact form) alone and in the suite alike.
+  in[0].evidence.printed.p_value = 0.0009;
+  CHECK(judge(in, 0.01, 10).outcomes[0].verdict == Verdict::fails);
+  CHECK(judge({in[0]}, 0.01, 10).outcomes[0].verdict == Verdict::fails);
 }
 
-TEST_CASE("a control must be rejected at the Bonferroni level of the whole family", "[claims]") {
+TEST_CASE("every outcome's verdict is the same alone and in the suite (property over random evidence)", "[claims]") {
+  // 200 random outcomes: p-values log-uniform in [1e-12, 1], with and without exact forms and
+  // standard errors, random relevances and controls. Judged together and one at a time with the same
+  // registered family, every field of the judgement must agree.
+  std::vector<Claim> cs;
+  for (int i = 0; i < 200; ++i) cs.push_back(dummy("r" + std::to_string(i)));
+  std::uint64_t state = 12345;
+  const auto uniform = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(state >> 11) * 0x1.0p-53;
+  };
+  const auto logp = [&] { return std::pow(10.0, -12.0 * uniform()); };
+  std::vector<Outcome> in;
+  for (std::size_t i = 0; i < cs.size(); ++i) {
+    Outcome o = outcome(cs[i], logp(), uniform() < 0.4 ? std::optional<double>(logp()) : std::nullopt, logp());
+    o.evidence.printed.std_error = uniform() < 0.8 ? 0.01 + uniform() : 0.0;
+    o.evidence.printed.estimate = 4.0 * (uniform() - 0.5);
+    o.evidence.relevance = uniform() < 0.1 ? std::numeric_limits<double>::quiet_NaN() : 3.0 * uniform();
+    in.push_back(o);
+  }
+  const auto suite = judge(in, 0.01, 250);
+  std::set<Verdict> seen;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const auto alone = judge({in[i]}, 0.01, 250);
+    INFO(i << ": " << suite.outcomes[i].reason);
+    CHECK(alone.outcomes[0].verdict == suite.outcomes[i].verdict);
+    CHECK(alone.outcomes[0].reason == suite.outcomes[i].reason);
+    CHECK(alone.outcomes[0].printed_p_adj == suite.outcomes[i].printed_p_adj);
+    seen.insert(suite.outcomes[i].verdict);
+  }
+  CHECK(seen.size() == 4);  // the sample reaches every verdict: the property is not vacuous
+}
+
+TEST_CASE("fails and erratum need a deviation that reaches the relevance", "[claims]") {
+  // Printed test rejected at p = 1e-9 with standard error 0.01; the relevance is 0.1. Level 0.01 / 5.
+  const Claim a = dummy("a"), b = dummy("b"), c = dummy("c"), d = dummy("d"), e = dummy("e");
+  const double level = 0.01 / 5.0, z = normal_quantile(1.0 - level / 2.0);
+  const auto rejected = [&](const Claim& cl, double deviation, std::optional<double> p_exact) {
+    Outcome o = outcome(cl, 1e-9, p_exact, 1e-12);
+    o.evidence.printed.std_error = 0.01;
+    o.evidence.printed.reference = 2.0;
+    o.evidence.printed.estimate = 2.0 + deviation;
+    o.evidence.relevance = 0.1;
+    return o;
+  };
+  const auto r = judge({rejected(a, 0.1 - 1.01 * z * 0.01, std::nullopt),   // within the relevance, confidently
+                        rejected(b, 0.1 - 0.99 * z * 0.01, std::nullopt),   // below it, but not confidently
+                        rejected(c, -0.1, std::nullopt),                    // reaches it: fails
+                        rejected(d, 0.05, 0.5),                             // small printed deviation: holds, not erratum
+                        rejected(e, 0.3, 0.5)},                             // erratum
+                       0.01, 5);
+  CHECK(r.outcomes[0].verdict == Verdict::holds);
+  CHECK(r.outcomes[1].verdict == Verdict::inconclusive);
+  CHECK(r.outcomes[2].verdict == Verdict::fails);
+  CHECK(r.outcomes[3].verdict == Verdict::holds);
+  CHECK(r.outcomes[4].verdict == Verdict::erratum);
+  CHECK(confidence_radius(r.outcomes[0].evidence.printed, level) == Approx(z * 0.01).epsilon(1e-12));
+  // An exact check (no sampling error) is taken as it comes out: a rejected deterministic test fails
+  // whatever its deviation.
+  Outcome exact_only = outcome(a, 0.0, std::nullopt, 1e-12);
+  exact_only.evidence.printed.estimate = 1.0 + 1e-6;
+  exact_only.evidence.printed.reference = 1.0;
+  CHECK(judge({exact_only}, 0.01, 5).outcomes[0].verdict == Verdict::fails);
+}
+
+TEST_CASE("a control must be rejected at alpha / registered claims", "[claims]") {
   const Claim a = dummy("a"), b = dummy("b");
-  // Family of 2 tests: control level 0.005. A control at p = 0.008 is not enough.
-  const auto r = judge({outcome(a, 0.5, std::nullopt, 0.008), outcome(b, 0.5, std::nullopt, 0.004)}, 0.01);
+  // Two registered claims: control level 0.005. A control at p = 0.008 is not enough.
+  const auto r = judge({outcome(a, 0.5, std::nullopt, 0.008), outcome(b, 0.5, std::nullopt, 0.004)}, 0.01, 2);
   CHECK(r.outcomes[0].verdict == Verdict::inconclusive);
   CHECK(r.outcomes[1].verdict == Verdict::holds);
 }
@@ -82,7 +158,7 @@ TEST_CASE("every control must be rejected, not only the strongest", "[claims]") 
   TestResult weak;
   weak.p_value = 0.3;
   o.evidence.control(weak);
-  const auto r = judge({o}, 0.01);
+  const auto r = judge({o}, 0.01, 1);
   CHECK(r.outcomes[0].verdict == Verdict::inconclusive);
   CHECK(r.outcomes[0].controls_rejected == 1);
   CHECK_FALSE(r.outcomes[0].control_rejected);
@@ -90,7 +166,7 @@ TEST_CASE("every control must be rejected, not only the strongest", "[claims]") 
 
 TEST_CASE("holds needs power against the relevance, otherwise inconclusive", "[claims]") {
   const Claim a = dummy("a"), b = dummy("b"), c = dummy("c");
-  // Family of 3 printed tests: level 0.01/3; min detectable = (z_(1-level/2) + z_0.9) * se.
+  // Three registered claims: level 0.01/3; min detectable = (z_(1-level/2) + z_0.9) * se.
   const double level = 0.01 / 3.0;
   const double k = normal_quantile(1.0 - level / 2.0) + normal_quantile(0.9);
   auto with_se = [&](const Claim& cl, double se, double relevance) {
@@ -101,7 +177,7 @@ TEST_CASE("holds needs power against the relevance, otherwise inconclusive", "[c
   };
   const auto r = judge({with_se(a, 0.01, 1.01 * k * 0.01), with_se(b, 0.01, 0.99 * k * 0.01),
                         with_se(c, 0.01, std::numeric_limits<double>::quiet_NaN())},
-                       0.01);
+                       0.01, 3);
   CHECK(r.outcomes[0].verdict == Verdict::holds);
   CHECK(r.outcomes[0].min_detectable == Approx(k * 0.01).epsilon(1e-12));
   CHECK(r.outcomes[1].verdict == Verdict::inconclusive);
@@ -131,7 +207,7 @@ TEST_CASE("equality_evidence builds a control at the stated relative deviation",
 TEST_CASE("the stability table counts verdicts per claim over seeds and lists the seeds that differ", "[claims]") {
   const Claim a = dummy("a"), b = dummy("b");
   std::vector<SuiteResult> runs;
-  for (double pb : {0.5, 0.5, 1e-12}) runs.push_back(judge({outcome(a, 0.5, std::nullopt, 1e-12), outcome(b, pb, std::nullopt, 1e-12)}, 0.01));
+  for (double pb : {0.5, 0.5, 1e-12}) runs.push_back(judge({outcome(a, 0.5, std::nullopt, 1e-12), outcome(b, pb, std::nullopt, 1e-12)}, 0.01, 2));
   const auto st = verdict_stability(runs, {4, 5, 6}, CheckBudget{});
   CHECK(st.changes == 1);
   REQUIRE(st.table.rows.size() == 2);
@@ -191,8 +267,7 @@ TEST_CASE("a Bonferroni combination of B sub-tests states its power at level / B
   o.evidence.printed.p_value = 0.5;
   o.evidence.relevance = 0.5 * (single + three);
   std::vector<Outcome> in{o};
-  for (int i = 0; i < 6; ++i) in.push_back(outcome(a, 0.5, std::nullopt, 1e-12));  // family of 7
-  const auto r = judge(in, 0.01);
+  const auto r = judge(in, 0.01, 7);  // seven registered claims
   CHECK(r.outcomes[0].verdict == Verdict::inconclusive);
   CHECK(r.outcomes[0].min_detectable == Approx(three).epsilon(1e-12));
 }

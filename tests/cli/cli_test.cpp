@@ -133,7 +133,7 @@ TEST_CASE("describe prints every study's declared parameters and columns", "[cli
   const auto r = run("describe spectra.spike");
   CHECK(r.out.find("params.ell") != std::string::npos);
   CHECK(r.out.find("real > 0; default (required)") != std::string::npos);
-  CHECK(r.out.find("one trial = one of random matrices") != std::string::npos);
+  CHECK(r.out.find("trials: random matrices per point") != std::string::npos);
   CHECK(r.out.find("overlap_limit") != std::string::npos);
 }
 

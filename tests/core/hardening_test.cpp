@@ -74,3 +74,14 @@ TEST_CASE("thread counts are capped to what the runtime can create", "[core][har
   CHECK(sum == 4950);
   set_num_threads(0);
 }
+
+TEST_CASE("closest_name suggests a misspelled name and nothing for an unrelated one", "[core][hardening]") {
+  CHECK(edit_distance("", "abc") == 3);
+  CHECK(edit_distance("kitten", "sitting") == 3);
+  CHECK(edit_distance("moe.teacher_student", "moe.teacher_student") == 0);
+  const std::vector<std::string> studies{"noisy.excess_risk", "moe.teacher_student", "spectra.esd"};
+  CHECK(closest_name("moe.teacher_studnet", studies, 4) == "moe.teacher_student");  // a transposition: distance 2
+  CHECK(closest_name("spectra.eds", studies, 2) == "spectra.esd");
+  CHECK(closest_name("bounds.theorem1", studies, 4).empty());
+  CHECK(closest_name("x", {}, 4).empty());
+}

@@ -9,6 +9,7 @@
 #include "moelab/claims/claim.hpp"
 #include "moelab/claims/evidence.hpp"
 #include "moelab/claims/verdict.hpp"
+#include "registered_claims.hpp"
 
 namespace moelab::noisy {
 void register_claims(claims::Registry& reg);
@@ -67,7 +68,7 @@ TEST_CASE("every noisy claim states a relevance or has a control on its printed 
   const auto reg = noisy_claims();
   std::vector<const claims::Claim*> all;
   for (const auto& c : reg.all()) all.push_back(&c);
-  const auto r = claims::run_suite(all, claims::CheckBudget{}, 0.01, false);
+  const auto r = claims::run_suite(all, claims::CheckBudget{}, 0.01, moelab::test::kRegisteredClaims, false);
   for (const auto& o : r.outcomes) {
     INFO(o.claim->id);
     CHECK_FALSE(std::isnan(o.relevance));
@@ -75,5 +76,5 @@ TEST_CASE("every noisy claim states a relevance or has a control on its printed 
     fmt::print("{:<36} {:<13} relevance {:.4g} mdd {:.4g} ({:.1f} s): {}\n", o.claim->id, claims::to_string(o.verdict),
                o.relevance, o.min_detectable, o.seconds, o.reason);
   }
-  fmt::print("family: {} tests\n", r.family_size);
+  fmt::print("family: {} registered claims\n", r.family_size);
 }

@@ -16,6 +16,7 @@
 #include "moelab/claims/claim.hpp"
 #include "moelab/claims/evidence.hpp"
 #include "moelab/claims/verdict.hpp"
+#include "registered_claims.hpp"
 
 namespace moelab::routing {
 void register_claims(claims::Registry& reg);
@@ -40,7 +41,7 @@ void check_verdicts(const std::map<std::string, Verdict>& expected) {
     REQUIRE(found.size() == 1);
     selected.push_back(found[0]);
   }
-  const auto r = run_suite(selected, CheckBudget{}, 0.01, false);
+  const auto r = run_suite(selected, CheckBudget{}, 0.01, moelab::test::kRegisteredClaims, false);
   for (const auto& o : r.outcomes) {
     INFO(o.claim->id << ": " << to_string(o.verdict) << " (" << o.seconds << " s): " << o.reason << " | " << o.evidence.note);
     CHECK(o.verdict == expected.at(o.claim->id));
@@ -118,7 +119,7 @@ TEST_CASE("print the routing verdicts (quick budget)", "[.][slow][routing][print
   for (const auto& c : routing_claims().all()) all.push_back(&c);
   CheckBudget budget;
   if (const char* s = std::getenv("MOELAB_SEED")) budget.seed = std::strtoull(s, nullptr, 10);
-  const auto r = run_suite(all, budget, 0.01, false);
+  const auto r = run_suite(all, budget, 0.01, moelab::test::kRegisteredClaims, false);
   for (const auto& o : r.outcomes)
     std::printf("%s | %s | %s\n  printed %.6g +- %.3g vs %.6g; relevance %.4g; min_detectable %.4g\n  %s\n", o.claim->id.c_str(),
                 to_string(o.verdict), o.reason.c_str(), o.evidence.printed.estimate, o.evidence.printed.std_error,

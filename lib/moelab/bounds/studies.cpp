@@ -38,7 +38,7 @@ std::vector<ParamDecl> theorem1_params() {
           .nonnegative()
           .or_default(1.0),
       real("params.C", "Lipschitz constant of the [0, 1] loss (Assumption 2)").positive().or_default(1.0),
-      real("params.delta", "failure probability of the bound, in (0, 1)").positive().at_most(1.0).or_default(0.05),
+      real("params.delta", "failure probability of the bound, in (0, 1)").positive().below(1.0).or_default(0.05),
       real("params.max_gate_weight",
            "largest gate weight an expert receives (derived form only; 1 in general, 1/k for uniform weights)")
           .positive()

@@ -2,10 +2,12 @@
 // Python module) ask it for the studies and claims; topics know only the frame.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "moelab/claims/claim.hpp"
+#include "moelab/claims/verdict.hpp"
 #include "moelab/scenario/study.hpp"
 
 namespace moelab::catalogue {
@@ -16,5 +18,13 @@ const std::vector<StudyDef>& studies();
 const StudyDef* find_study(const std::string& name);
 /// Every claim of every topic.
 const claims::Registry& claims();
+
+/// The documented verdict of claim `id`: its verdict under `moelab check --quick --seed 1`, as reviewed
+/// and recorded in docs/claims.md (the table lib/moelab/catalogue/documented_verdicts.txt, compiled
+/// in; tests/catalogue/suite_verdicts_test.cpp keeps it equal to the suite). nullopt for an unknown id.
+std::optional<claims::Verdict> documented_verdict(const std::string& id);
+
+/// Sets every outcome's `documented` field from documented_verdict.
+void annotate_documented(claims::SuiteResult& r);
 
 }  // namespace moelab::catalogue

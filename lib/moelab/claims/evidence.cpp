@@ -91,12 +91,19 @@ TestResult intercept_test(std::string form, const SizeSeries& s, const std::vect
 
 namespace moelab::claims {
 
+namespace {
+/// The per-side level of `t` at `level`: two-sided halves it, a Bonferroni combination of B sub-tests
+/// is judged at level / B (its p-value is B x the smallest: it rejects only when one sub-test has
+/// p < level / B).
+double side_level(const TestResult& t, double level) {
+  const double lv = level / static_cast<double>(std::max<std::int64_t>(1, t.bonferroni));
+  return t.one_sided ? lv : lv / 2.0;
+}
+}  // namespace
+
 double min_detectable(const TestResult& t, double level) {
   if (!(t.std_error > 0.0)) return 0.0;  // exact or deterministic: any deviation shows
-  // A Bonferroni combination of B sub-tests rejects only when one sub-test has p < level / B (its
-  // p-value is B x the smallest), so its power is that of one sub-test at level / B.
-  const double lv = level / static_cast<double>(std::max<std::int64_t>(1, t.bonferroni));
-  const double a = t.one_sided ? lv : lv / 2.0;
+  const double a = side_level(t, level);
   // A t test with few degrees of freedom needs far larger deviations than the normal quantiles say
   // (2 samples: t_(1 - 1e-4) = 3183 against z = 3.7); the noncentral-t power is approximated by
   // the central quantiles, exact as dof -> infinity and conservative for small dof.
@@ -105,6 +112,16 @@ double min_detectable(const TestResult& t, double level) {
     return (student_t_quantile(1.0 - a, t.dof) + student_t_quantile(kPower, t.dof)) * t.std_error;
   }
   return (normal_quantile(1.0 - a) + normal_quantile(kPower)) * t.std_error;
+}
+
+double confidence_radius(const TestResult& t, double level) {
+  if (!(t.std_error > 0.0)) return 0.0;
+  const double a = side_level(t, level);
+  if (t.dof > 0.0) {
+    if (t.dof < 1.0) return std::numeric_limits<double>::infinity();
+    return student_t_quantile(1.0 - a, t.dof) * t.std_error;
+  }
+  return normal_quantile(1.0 - a) * t.std_error;
 }
 
 double combined_relevance(const TestResult& combined, std::span<const TestResult> parts,

@@ -73,6 +73,11 @@ inline constexpr double kPower = 0.9;
 /// quantiles at t.dof degrees of freedom for t tests; 0 for exact checks. A Bonferroni combination
 /// (t.bonferroni = B sub-tests) is judged at level / B, the level its sub-tests are rejected at.
 double min_detectable(const TestResult& t, double level);
+/// The half-width of the confidence interval of `t`'s deviation at `level` (two-sided unless
+/// t.one_sided; Student t at t.dof, else normal; a Bonferroni combination at level / B): the judge
+/// calls a rejected deviation "within the relevance" when |estimate - reference| plus this radius is
+/// at most the relevance. 0 for exact checks.
+double confidence_radius(const TestResult& t, double level);
 /// The relevance of a Bonferroni-combined printed test (combine_bonferroni reports the numbers of
 /// its most significant part) when part i must detect a deviation of relevance[i] of its own
 /// reference: the weakest part's relevance in units of its own standard error, times the reported

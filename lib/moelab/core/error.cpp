@@ -1,5 +1,7 @@
 #include "moelab/core/error.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace moelab {
@@ -52,6 +54,31 @@ InputError::InputError(std::string file, int line, std::string key, std::string 
 
 void expectation_failed(const char* expr, const char* msg, const char* file, int line) {
   throw std::logic_error(fmt::format("moelab internal check failed: {} ({}) at {}:{}", msg, expr, file, line));
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0u : 1u)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string closest_name(const std::string& name, const std::vector<std::string>& candidates, std::size_t max_distance) {
+  std::string best;
+  std::size_t best_distance = max_distance + 1;
+  for (const auto& c : candidates) {
+    const std::size_t d = edit_distance(name, c);
+    if (d < best_distance) best_distance = d, best = c;
+  }
+  return best;
 }
 
 }  // namespace moelab

@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace moelab {
 
@@ -39,6 +40,12 @@ class Interrupted : public RuntimeFailure {
 /// `text` safe to print on a terminal: valid UTF-8 is kept, control characters and bytes that are
 /// not valid UTF-8 are written as \xNN (a binary file's bytes must not reach the terminal raw).
 std::string printable(const std::string& text);
+
+/// Levenshtein distance between two names (for "did you mean" hints).
+std::size_t edit_distance(const std::string& a, const std::string& b);
+/// The candidate closest to `name` by edit_distance when it is at most `max_distance` away (a
+/// misspelling), else "" (ties: the first candidate).
+std::string closest_name(const std::string& name, const std::vector<std::string>& candidates, std::size_t max_distance = 2);
 
 [[noreturn]] void expectation_failed(const char* expr, const char* msg, const char* file, int line);
 

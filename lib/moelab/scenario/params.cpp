@@ -65,21 +65,6 @@ std::string quoted_list(const std::vector<std::string>& choices) {
   return out;
 }
 
-/// Levenshtein distance (for "did you mean" hints on unknown keys).
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0u : 1u)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
 
 int column_of_node(const toml::node& n) { return static_cast<int>(n.source().begin.column); }
 

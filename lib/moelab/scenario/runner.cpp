@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "moelab/core/distributed.hpp"
 #include "moelab/core/error.hpp"
@@ -24,9 +25,12 @@ namespace moelab {
 const StudyDef& study_for(const Scenario& sc, const std::vector<StudyDef>& known) {
   for (const auto& s : known)
     if (s.name == sc.study) return s;
-  std::string names;
-  for (const auto& s : known) names += (names.empty() ? "" : ", ") + s.name;
-  throw InputError(sc.path, 0, "study", fmt::format("unknown study '{}' (known: {})", sc.study, names));
+  std::vector<std::string> names;
+  for (const auto& s : known) names.push_back(s.name);
+  const std::string near = closest_name(sc.study, names, 4);
+  throw InputError(sc.path, 0, "study", fmt::format("unknown study '{}'{} (known: {})", sc.study,
+                                                    near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near),
+                                                    fmt::join(names, ", ")));
 }
 
 RngKey point_key(std::uint64_t seed, const std::string& study, const SweepPoint& point) {

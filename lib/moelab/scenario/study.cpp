@@ -292,7 +292,7 @@ std::string describe_study(const StudyDef& s) {
   std::string out = fmt::format("{}\n  {}\n", s.name, s.summary);
   if (!s.figure.empty()) out += fmt::format("  reproduces: {}\n", s.figure);
   out += s.trial_unit.empty() ? "  trials: none (deterministic)\n"
-                              : fmt::format("  one trial = one of {} ([monte_carlo] trials or --trials sets how many per point)\n",
+                              : fmt::format("  trials: {} per point, independent ([monte_carlo] trials or --trials sets how many)\n",
                                             s.trial_unit);
   out += fmt::format("  cuda: {}\n\nparameters:\n", to_string(s.cuda));
   std::size_t w = 3;
