@@ -41,7 +41,7 @@ DEFAULT_SCENARIOS ?= scenarios/noisy_thm2_robustness.toml \
                      scenarios/trained_scaling.toml
 
 DEB_PACKAGES := libeigen3-dev libboost-dev libfmt-dev catch2 libcli11-dev libtomlplusplus-dev \
-                cmake ninja-build g++ gnuplot-nox pybind11-dev python3-dev python3-numpy python3-pytest \
+                cmake ninja-build g++ gnuplot-nox pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest \
                 libopenblas-dev liblapacke-dev libopenmpi-dev openmpi-bin
 BENCH_PACKAGES := python3 python3-numpy libopenblas0-pthread python3-torch python3-pandas
 

@@ -16,7 +16,11 @@ students = col_values("student_k")
 dval = first_value("d")
 samples = first_value("samples")
 tn = first_value("teacher_w") * first_value("teacher_k")
-lg(x) = log(x) / log(2)
+# Heat-map cells sit at the rank of their value among the distinct values (1, 2, 3, ...), so any grid
+# (2, 3, 6 as well as powers of two) gets equal, non-overlapping squares.
+rank_in(v, list, i) = i > words(list) ? NaN : (abs(word(list, i) + 0 - v) < 1e-9 ? i : rank_in(v, list, i + 1))
+srank(v) = rank_in(v, students, 1)
+trank(v) = rank_in(v, teachers, 1)
 do for [out in "png svg"] {
 if (out eq "png") {
   if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
@@ -32,21 +36,21 @@ if (out eq "png") {
 set datafile separator comma
 set datafile columnheaders
 set multiplot layout 1, 2 title sprintf("Trained students vs random teachers (d = %s, teacher kw = %d, %s samples per run); %s", dval, tn, samples, trials_text)
-# Heat map: one square per (student, teacher) pair on log2 axes.
+# Heat map: one square per (student, teacher) pair, labelled with the granularities.
 set xlabel "student granularity k' (m' = 2k')"
 set ylabel "teacher granularity k (m = 2k)"
 set xtics ()
 set ytics ()
-do for [i = 1:words(students)] { set xtics add (word(students, i) lg(word(students, i) + 0)) }
-do for [i = 1:words(teachers)] { set ytics add (word(teachers, i) lg(word(teachers, i) + 0)) }
-set xrange [lg(word(students, 1) + 0) - 0.5 : lg(word(students, words(students)) + 0) + 0.5]
-set yrange [lg(word(teachers, 1) + 0) - 0.5 : lg(word(teachers, words(teachers)) + 0) + 0.5]
+do for [i = 1:words(students)] { set xtics add (word(students, i) i) }
+do for [i = 1:words(teachers)] { set ytics add (word(teachers, i) i) }
+set xrange [0.5 : words(students) + 0.5]
+set yrange [0.5 : words(teachers) + 0.5]
 set cbrange [0:0.3]
 set palette defined (0 "#f7fbff", 0.1 "#9ecae1", 0.2 "#3182bd", 0.3 "#08306b")
 set cblabel "normalized test MSE"
 set title "normalized test MSE (mean over seeds)"
-plot csv using (lg(column("student_k"))):(lg(column("teacher_k"))):(0.5):(0.5):(column("nmse_mean")) with boxxyerror fs solid 1.0 lc palette notitle, \
-     csv using (lg(column("student_k"))):(lg(column("teacher_k"))):(sprintf("%.3f", column("nmse_mean"))) with labels font ",12" tc rgb "#d62728" notitle
+plot csv using (srank(column("student_k"))):(trank(column("teacher_k"))):(0.5):(0.5):(column("nmse_mean")) with boxxyerror fs solid 1.0 lc palette notitle, \
+     csv using (srank(column("student_k"))):(trank(column("teacher_k"))):(sprintf("%.3f", column("nmse_mean"))) with labels font ",12" tc rgb "#d62728" notitle
 unset xtics
 unset ytics
 set xtics

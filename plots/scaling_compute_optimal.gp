@@ -41,6 +41,7 @@ do for [out in "png svg"] {
   set format y "%g"
   set ylabel "loss"
   set title "loss at the optimum"
+  set key top right box opaque  # the loss falls from the top left: the key goes where the curve is not
   plot csv using "F":"loss" with lines lw 2 title "L(N_{opt}, D_{opt})", csv using "F":"loss_numeric" with points pt 6 title "Brent"
   unset multiplot
 }
