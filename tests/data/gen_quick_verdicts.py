@@ -23,9 +23,15 @@ def main() -> None:
     print("# (`moelab check` reports each claim as documented or changed); checked by tests/catalogue/suite_verdicts_test.cpp.")
     print("# Regenerate: build/bin/moelab check --quick --seed 1 --out-dir /tmp/qv &&")
     print("#   python3 tests/data/gen_quick_verdicts.py /tmp/qv/check.csv > lib/moelab/catalogue/documented_verdicts.txt")
-    print("# id verdict")
+    print("# Columns: id, verdict, then the pins suite_verdicts_test also checks: the printed estimate and its")
+    print("# standard error (the estimate must stay within 0.5 of these standard errors: the draws are keyed by")
+    print("# (seed, id), so a change means the experiment changed), and a ceiling on the smallest detectable")
+    print("# deviation, 1.25 x today's (a claim that loses its power fails the test, whatever its verdict).")
+    print("# id verdict printed_estimate printed_std_error min_detectable_ceiling")
     for r in reader:
-        print(f"{r['id']} {r['verdict']}")
+        mdd = float(r['min_detectable'])
+        ceiling = f"{1.25 * mdd:.6g}" if mdd == mdd else "nan"
+        print(f"{r['id']} {r['verdict']} {float(r['printed_estimate']):.17g} {float(r['printed_std_error']):.6g} {ceiling}")
 
 
 if __name__ == "__main__":
