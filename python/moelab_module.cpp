@@ -201,6 +201,7 @@ py::list check(const std::string& only, std::int64_t seed, bool full, double alp
     d["printed_estimate"] = o.evidence.printed.estimate;
     d["printed_std_error"] = o.evidence.printed.std_error;
     d["printed_reference"] = o.evidence.printed.reference;
+    d["printed_p"] = o.evidence.printed.p_value;
     d["printed_p_adj"] = o.printed_p_adj;
     d["exact_reference"] = o.evidence.exact ? py::cast(o.evidence.exact->reference) : py::none();
     d["exact_p_adj"] = o.evidence.exact ? py::cast(o.exact_p_adj) : py::none();
