@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -115,8 +116,9 @@ void check_output(const std::string& key, const std::string& out, const std::str
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path parent = fs::path(out).parent_path();
-  if (!parent.empty() && !fs::exists(parent, ec) && is_root())
-    fmt::print(stderr, "moelab: {} '{}': the directory '{}' does not exist and will be created\n", key, out, parent.string());
+  static std::set<std::string> noted;  // one note per directory
+  if (!parent.empty() && !fs::exists(parent, ec) && is_root() && noted.insert(parent.string()).second)
+    fmt::print(stderr, "moelab: {}: the directory '{}' does not exist and will be created\n", key, parent.string());
 }
 
 CLI::Option* int_option(CLI::App* cmd, const std::string& flags, std::int64_t& v, std::int64_t lo, std::int64_t hi,

@@ -100,7 +100,9 @@ TEST_CASE("every outcome's verdict is the same alone and in the suite (property 
   CHECK(seen.size() == 4);  // the sample reaches every verdict: the property is not vacuous
 }
 
-TEST_CASE("fails and erratum need a deviation that reaches the relevance", "[claims]") {
+TEST_CASE("fails needs a deviation that reaches the relevance", "[claims]") {
+  // An erratum needs the exact form not rejected (its relevance is what the test must resolve between
+  // the two forms); a `fails` needs the rejected deviation to matter.
   // Printed test rejected at p = 1e-9 with standard error 0.01; the relevance is 0.1. Level 0.01 / 5.
   const Claim a = dummy("a"), b = dummy("b"), c = dummy("c"), d = dummy("d"), e = dummy("e");
   const double level = 0.01 / 5.0, z = normal_quantile(1.0 - level / 2.0);
@@ -115,13 +117,13 @@ TEST_CASE("fails and erratum need a deviation that reaches the relevance", "[cla
   const auto r = judge({rejected(a, 0.1 - 1.01 * z * 0.01, std::nullopt),   // within the relevance, confidently
                         rejected(b, 0.1 - 0.99 * z * 0.01, std::nullopt),   // below it, but not confidently
                         rejected(c, -0.1, std::nullopt),                    // reaches it: fails
-                        rejected(d, 0.05, 0.5),                             // small printed deviation: holds, not erratum
+                        rejected(d, 0.05, 0.5),                             // an exact form not rejected: erratum
                         rejected(e, 0.3, 0.5)},                             // erratum
                        0.01, 5);
   CHECK(r.outcomes[0].verdict == Verdict::holds);
   CHECK(r.outcomes[1].verdict == Verdict::inconclusive);
   CHECK(r.outcomes[2].verdict == Verdict::fails);
-  CHECK(r.outcomes[3].verdict == Verdict::holds);
+  CHECK(r.outcomes[3].verdict == Verdict::erratum);
   CHECK(r.outcomes[4].verdict == Verdict::erratum);
   CHECK(confidence_radius(r.outcomes[0].evidence.printed, level) == Approx(z * 0.01).epsilon(1e-12));
   // An exact check (no sampling error) is taken as it comes out: a rejected deterministic test fails

@@ -53,6 +53,10 @@ SuiteResult judge(std::vector<Outcome> outcomes, double alpha, std::size_t famil
   // The level of every test is alpha / family, where `family` is the number of claims the registered
   // suite holds: a property of the suite, not of the selection, so a claim reaches the same verdict
   // alone, in any subset, from Python and under MPI (its verdict depends on its own evidence only).
+  // `erratum`: the printed form rejected, the exact form not (or within the relevance); `fails`: the
+  // printed form (and the exact one, if any) rejected with a deviation that reaches the relevance.
+  // A rejected printed form whose deviation is within the relevance with confidence is `holds`, one
+  // below it that the test cannot bound is `inconclusive`: detectable is not the same as mattering.
   // Bonferroni over the registered claims bounds the family-wise error: a claim can be wrongly
   // declared false only through a rejection of its one true form (the printed one, or the exact one
   // when the printed is wrong), each at level alpha / family.
@@ -100,27 +104,13 @@ SuiteResult judge(std::vector<Outcome> outcomes, double alpha, std::size_t famil
                                      "of {} or more with power {}, above the relevance {}; rerun with --full",
                                      o.printed_p_adj, num(o.min_detectable), kPower, num(o.relevance));
       }
-    } else if (printed == Reading::within) {
-      o.verdict = Verdict::holds;
-      o.reason = fmt::format("printed form rejected (adjusted p = {:.3g}), but its deviation {} is within the relevance {} "
-                             "with confidence (bound {}): detectable, and too small to matter; controls rejected",
-                             o.printed_p_adj, num(deviation(e.printed)), num(o.relevance),
-                             num(deviation(e.printed) + confidence_radius(e.printed, level)));
-    } else if (printed == Reading::unclear) {
-      o.verdict = Verdict::inconclusive;
-      o.reason = fmt::format("printed form rejected (adjusted p = {:.3g}) with a deviation of {}, below the relevance {}, "
-                             "but the test cannot bound it below (bound {}): a deviation that may not matter; rerun "
-                             "with --full",
-                             o.printed_p_adj, num(deviation(e.printed)), num(o.relevance),
-                             num(deviation(e.printed) + confidence_radius(e.printed, level)));
     } else if (e.exact && exact != Reading::wrong) {
       if (exact == Reading::within || (exact == Reading::accepted && powered(exact_mdd))) {
         o.verdict = Verdict::erratum;
         o.reason = exact == Reading::within
-                       ? fmt::format("printed form rejected (adjusted p = {:.3g}, deviation {} >= relevance {}); the "
-                                     "exact form's deviation {} is within the relevance with confidence",
-                                     o.printed_p_adj, num(deviation(e.printed)), num(o.relevance),
-                                     num(deviation(*e.exact)))
+                       ? fmt::format("printed form rejected (adjusted p = {:.3g}); the exact form's deviation {} is "
+                                     "within the relevance {} with confidence",
+                                     o.printed_p_adj, num(deviation(*e.exact)), num(o.relevance))
                        : fmt::format("printed form rejected (adjusted p = {:.3g}); exact form not rejected (adjusted p = "
                                      "{:.3g}, detectable deviation {} <= relevance {})",
                                      o.printed_p_adj, o.exact_p_adj, num(exact_mdd), num(o.relevance));
@@ -134,6 +124,20 @@ SuiteResult judge(std::vector<Outcome> outcomes, double alpha, std::size_t famil
                                      "under-powered (detectable deviation {} > relevance {})",
                                      o.printed_p_adj, num(exact_mdd), num(o.relevance));
       }
+    } else if (printed == Reading::within) {
+      // Would be `fails` (no exact form, or the exact one is wrong too), but the deviation does not matter.
+      o.verdict = Verdict::holds;
+      o.reason = fmt::format("printed form rejected (adjusted p = {:.3g}), but its deviation {} is within the relevance {} "
+                             "with confidence (bound {}): detectable, and too small to matter; controls rejected",
+                             o.printed_p_adj, num(deviation(e.printed)), num(o.relevance),
+                             num(deviation(e.printed) + confidence_radius(e.printed, level)));
+    } else if (printed == Reading::unclear) {
+      o.verdict = Verdict::inconclusive;
+      o.reason = fmt::format("printed form rejected (adjusted p = {:.3g}) with a deviation of {}, below the relevance {}, "
+                             "but the test cannot bound it below (bound {}): a deviation that may not matter; rerun "
+                             "with --full",
+                             o.printed_p_adj, num(deviation(e.printed)), num(o.relevance),
+                             num(deviation(e.printed) + confidence_radius(e.printed, level)));
     } else {
       o.verdict = Verdict::fails;
       const std::string size = e.printed.std_error > 0.0 && !std::isnan(o.relevance)

@@ -2,8 +2,9 @@
 // registered suite holds), for its printed, exact and control tests alike (Bonferroni over the
 // registered suite: the family-wise error stays below alpha, and a claim's verdict depends on its own
 // evidence only, never on which other claims were selected). Every negative control must be rejected
-// at that level, `holds` needs power kPower there against the claim's relevance, and `fails` /
-// `erratum` need a deviation that reaches the relevance, not merely one that is detectable.
+// at that level, `holds` needs power kPower there against the claim's relevance, and `fails` needs
+// a deviation that reaches the relevance, not merely one that is detectable (`erratum`: the printed
+// form rejected, an exact form not).
 #pragma once
 
 #include <optional>
