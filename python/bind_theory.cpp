@@ -80,9 +80,10 @@ void bind_bounds(py::module_& m) {
     if (form == "eq17") return terms_dict(bounds::theorem1_eq17(p));
     if (form == "derived") return terms_dict(bounds::theorem1_derived(p));
     throw py::value_error(fmt::format("theorem1: form must be printed, eq17 or derived, got '{}'", form));
-  }, py::arg("C"), py::arg("rademacher"), py::arg("k"), py::arg("N"), py::arg("d_N"), py::arg("T"), py::arg("m"),
-     py::arg("delta") = 0.05, py::arg("form") = "printed", py::arg("max_gate_weight") = 1.0,
-     "Theorem 1 (compositional, Eq. 5) term by term: form 'printed' (Eq. 5 = Eq. 18), 'eq17' (log C(T, k) "
+  }, py::kw_only(), py::arg("C"), py::arg("rademacher"), py::arg("k"), py::arg("N"), py::arg("d_N"), py::arg("T"),
+     py::arg("m"), py::arg("delta") = 0.05, py::arg("form") = "printed", py::arg("max_gate_weight") = 1.0,
+     "Theorem 1 (compositional, Eq. 5) term by term, keyword arguments only (the names of `moelab bound "
+     "theorem1`'s options: m, T, k, N, d_N, C, rademacher, delta): form 'printed' (Eq. 5 = Eq. 18), 'eq17' (log C(T, k) "
      "kept exact) or 'derived' (the proof with its arithmetic corrected; docs/bounds.md). Returns a dict "
      "with rademacher_term, log_growth_routing, log_growth_sample, log_confidence, denominator, "
      "deviation_term, total.");

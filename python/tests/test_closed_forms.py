@@ -25,13 +25,13 @@ def test_theorem1_printed_and_eq17_are_the_papers_formulas():
         R = float(rng.uniform(0, 1)); delta = float(rng.uniform(0.001, 0.5))
         # Eq. 5: 4 C R + 2 sqrt((2 k N d log T + N d log(2m) + log(2/delta)) / (2m))
         printed = 4 * C * R + 2 * math.sqrt((2 * k * N * d * math.log(T) + N * d * math.log(2 * m) + math.log(2 / delta)) / (2 * m))
-        got = moelab.bounds.theorem1(C, R, k, N, d, T, m, delta)
+        got = moelab.bounds.theorem1(C=C, rademacher=R, k=k, N=N, d_N=d, T=T, m=m, delta=delta)
         assert close(got["total"], printed)
         # Eq. 17: log C(T, k) kept exact in place of k log T
         logC = math.lgamma(T + 1) - math.lgamma(k + 1) - math.lgamma(T - k + 1)
         eq17 = 4 * C * R + 2 * math.sqrt((2 * N * d * logC + N * d * math.log(2 * m) + math.log(2 / delta)) / (2 * m))
-        assert close(moelab.bounds.theorem1(C, R, k, N, d, T, m, delta, form="eq17")["total"], eq17, 1e-10)
-        assert moelab.bounds.theorem1(C, R, k, N, d, T, m, delta, form="eq17")["total"] <= got["total"] * (1 + 1e-15)
+        assert close(moelab.bounds.theorem1(C=C, rademacher=R, k=k, N=N, d_N=d, T=T, m=m, delta=delta, form="eq17")["total"], eq17, 1e-10)
+        assert moelab.bounds.theorem1(C=C, rademacher=R, k=k, N=N, d_N=d, T=T, m=m, delta=delta, form="eq17")["total"] <= got["total"] * (1 + 1e-15)
 
 
 def test_log_binomial_and_growth_functions_against_exact_integers():
@@ -127,9 +127,9 @@ def test_a63_exact_forms():
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: moelab.bounds.theorem1(1, 0.1, 9, 4, 3, 8, 100), "theorem1: k must be an integer in [1, 8], got 9"),
-    (lambda: moelab.bounds.theorem1(1, 0.1, 2, 4, 3, 8, 100, delta=float("nan")), "delta must be in (0, 1)"),
-    (lambda: moelab.bounds.theorem1(1, 0.1, 2, 4, 3, 8, 100, form="eq5"), "form must be printed, eq17 or derived"),
+    (lambda: moelab.bounds.theorem1(C=1, rademacher=0.1, k=9, N=4, d_N=3, T=8, m=100), "theorem1: k must be an integer in [1, 8], got 9"),
+    (lambda: moelab.bounds.theorem1(C=1, rademacher=0.1, k=2, N=4, d_N=3, T=8, m=100, delta=float("nan")), "delta must be in (0, 1)"),
+    (lambda: moelab.bounds.theorem1(C=1, rademacher=0.1, k=2, N=4, d_N=3, T=8, m=100, form="eq5"), "form must be printed, eq17 or derived"),
     (lambda: moelab.sparsity.k_star(1, 1, 1, 2.5), "T must be an integer"),
     (lambda: moelab.sparsity.total_error(np.array([0.5]), 1, 1, 1, 4), "k must be in [1, T]"),
     (lambda: moelab.scaling.covering_bound(0, 1, 1, 5, 4, 1), "k must be in [1, M]"),
@@ -155,3 +155,10 @@ def test_frame_is_a_dataframe_with_metadata():
     assert df["top_mean"].iloc[0] == r["data"]["top_mean"][0]
     assert df.attrs["metadata"]["study"] == "spectra.spike"
     assert moelab.frame(r).equals(df)
+
+
+def test_theorem1_takes_keywords_only():
+    # Positional calls are refused: the CLI's option order (m, T, k, N, d_N) and the paper's differ,
+    # and a silently swapped k and N would give a wrong bound.
+    with pytest.raises(TypeError):
+        moelab.bounds.theorem1(1, 0.1, 2, 4, 3, 8, 100)

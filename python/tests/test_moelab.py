@@ -1,4 +1,5 @@
 """The Python module against the CLI and the closed forms (run by CTest as python:pytest)."""
+import csv
 import math
 import os
 import subprocess
@@ -98,8 +99,8 @@ def test_check_judges_selected_claims(tmp_path):
     exe = os.path.join(BINARY_DIR, "bin", "moelab")
     subprocess.run([exe, "check", "--only", "spectra.mp.gaussian", "--out-dir", str(tmp_path), "--no-journal"],
                    check=True, stdout=subprocess.DEVNULL)
-    lines = [l for l in open(tmp_path / "check.csv") if not l.startswith("#")]
-    row = dict(zip(lines[0].rstrip("\n").split(","), lines[1].rstrip("\n").split(",")))
+    with open(tmp_path / "check.csv", newline="") as f:
+        row = next(csv.DictReader(l for l in f if not l.startswith("#")))
     assert row["verdict"] == out[0]["verdict"]
     assert float(row["printed_p"]) == pytest.approx(out[0]["printed_p"], rel=1e-12)
     assert float(row["printed_p_adj"]) == pytest.approx(out[0]["printed_p_adj"], rel=1e-12)
