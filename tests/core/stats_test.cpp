@@ -53,16 +53,6 @@ TEST_CASE("Student-t interval and tests match tabulated quantiles", "[core][stat
   CHECK_THAT(t_test_two_sided(w, 5.5 - h), WithinRel(0.05, 1e-9));
 }
 
-TEST_CASE("Holm adjustment is the step-down Bonferroni", "[core][stats]") {
-  const std::vector<double> p{0.01, 0.04, 0.03, 0.005};
-  const auto adj = holm_adjust(p);
-  // Sorted: 0.005*4 = 0.02, 0.01*3 = 0.03, 0.03*2 = 0.06, 0.04*1 -> max(0.06, 0.04) = 0.06.
-  CHECK_THAT(adj[3], WithinRel(0.02, 1e-15));
-  CHECK_THAT(adj[0], WithinRel(0.03, 1e-15));
-  CHECK_THAT(adj[2], WithinRel(0.06, 1e-15));
-  CHECK_THAT(adj[1], WithinRel(0.06, 1e-15));
-}
-
 TEST_CASE("weighted least squares recovers a/n^2 + b/n exactly on noise-free data", "[core][stats]") {
   std::vector<double> n{100, 200, 400, 800, 1600}, y, w, c1, c2;
   for (double v : n) {

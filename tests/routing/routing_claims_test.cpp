@@ -2,8 +2,8 @@
 // cheap ones (the three original ones, the appendix lemmas' exact and small Monte-Carlo checks, and the
 // constructions of Lemmas B.9 and C.6) run with the fast tests; the six original ones and the B.13
 // miniature together run in [slow] (region masses and the separations cost seconds). The claims are
-// registered into a local registry (the family of the Holm correction is then this selection, not
-// the whole suite). A changed verdict is a changed finding and must be re-documented, not re-pinned
+// registered into a local registry and judged at the registered suite's level (alpha / its claim
+// count, as `moelab check` judges them alone or together). A changed verdict is a changed finding and must be re-documented, not re-pinned
 // silently.
 #include <cmath>
 #include <cstdio>

@@ -94,6 +94,28 @@ TEST_CASE("a bad value at the last sweep point is reported before anything runs"
   CHECK(e.key() == "params.n");
 }
 
+TEST_CASE("every distinct error of a scenario is reported at once", "[scenario][study]") {
+  // Two sweep points with two different errors (n out of range at one, a bad law at another), and one
+  // base-table error repeated at every point: the first is the error's key and line, the others follow
+  // once each in the message, so the file is fixed in one round.
+  const auto e = test::expect_input_error([] {
+    run_text("[params]\nn = 3\nscale = -1.0\n[sweep]\n\"params.n\" = [0, 2, 5000]\n");
+  });
+  // The first point (n = 0) fails on n, declared first; the second on scale; the third on n again.
+  CHECK(e.key() == "params.n");
+  const std::string r = e.reason();
+  CHECK_THAT(r, Catch::Matchers::Contains("got 0"));
+  CHECK_THAT(r, Catch::Matchers::Contains("and 2 more error(s)"));
+  CHECK_THAT(r, Catch::Matchers::Contains("got 5000"));
+  // The base-table error is reported once, although it holds at every point.
+  std::size_t count = 0;
+  for (std::size_t at = r.find("params.scale"); at != std::string::npos; at = r.find("params.scale", at + 1)) ++count;
+  CHECK(count == 1);
+  // One error alone keeps its message unchanged.
+  const auto one = test::expect_input_error([] { run_text("[params]\nn = 0\n"); });
+  CHECK_THAT(one.reason(), !Catch::Matchers::Contains("more error"));
+}
+
 TEST_CASE("rows are set by name and defaults apply", "[scenario][study]") {
   const CsvTable t = run_text("[params]\nn = 4\n");
   REQUIRE(t.rows.size() == 1);

@@ -100,21 +100,6 @@ double z_test_greater(double z) {
   return boost::math::cdf(boost::math::complement(boost::math::normal_distribution<>(), z));
 }
 
-std::vector<double> holm_adjust(std::span<const double> p) {
-  const std::size_t m = p.size();
-  std::vector<std::size_t> order(m);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
-  std::vector<double> adj(m);
-  double running = 0.0;
-  for (std::size_t r = 0; r < m; ++r) {
-    const double v = std::min(1.0, static_cast<double>(m - r) * p[order[r]]);
-    running = std::max(running, v);
-    adj[order[r]] = running;
-  }
-  return adj;
-}
-
 WlsFit weighted_least_squares(const std::vector<std::vector<double>>& columns, std::span<const double> y,
                               std::span<const double> weights) {
   const auto n = static_cast<Eigen::Index>(y.size());

@@ -68,9 +68,6 @@ double ks_pvalue(double d, std::size_t n);
 /// below (both series converge to double precision in a few terms there).
 double kolmogorov_cdf(double x);
 
-/// Holm's step-down adjustment: adjusted p-values in the input order (monotone, capped at 1).
-std::vector<double> holm_adjust(std::span<const double> p);
-
 /// Weighted least squares y ~ X b with weights w (1/variance); returns coefficients and their
 /// standard errors from (X' W X)^-1 (weights taken as known inverse variances) and the residual
 /// chi-square.

@@ -109,14 +109,36 @@ std::any prepare_point(const StudyDef& study, const SweepPoint& pt, const std::s
   return point;
 }
 
+/// Every point is validated before any runs, and every distinct error of the file is reported at
+/// once (the first names the key and line; the others follow in the message, up to kMaxErrors), so a
+/// user fixes a scenario in one round, not one error per run.
 std::vector<std::any> prepare_points(const StudyDef& study, const Scenario& sc, const std::vector<SweepPoint>& points,
                                      Backend backend) {
+  constexpr std::size_t kMaxErrors = 10;
   std::vector<std::any> prepared;
+  std::optional<InputError> first;
+  std::vector<std::string> others;  // distinct messages after the first (a base-table error repeats at every point)
+  std::size_t more = 0;
   for (const auto& pt : points) {
     check_interrupted();
-    prepared.push_back(prepare_point(study, pt, sc.path, backend));
+    try {
+      prepared.push_back(prepare_point(study, pt, sc.path, backend));
+    } catch (const InputError& e) {
+      if (!first) {
+        first = e;
+      } else if (e.what() != std::string(first->what()) &&
+                 std::find(others.begin(), others.end(), e.what()) == others.end()) {
+        if (others.size() < kMaxErrors - 1) others.push_back(e.what());
+        else ++more;
+      }
+    }
   }
-  return prepared;
+  if (!first) return prepared;
+  if (others.empty()) throw *first;
+  std::string reason = first->reason() + fmt::format("\n  ... and {} more error(s) in this file:", others.size() + more);
+  for (const auto& m : others) reason += "\n  " + m;
+  if (more > 0) reason += fmt::format("\n  (and {} more)", more);
+  throw InputError(first->file(), first->line(), first->key(), reason);
 }
 
 /// Restores the default thread count when a run ends, also by an exception (bad input found late,
