@@ -353,15 +353,16 @@ void fuzz(const Budget& b) {
     Rng r{n};
     scenario_target(mutate(corpus[r.below(corpus.size())], corpus, r), f);
   }
-  for (std::uint64_t a = 0; a < (b.seconds > 0 ? 2000 : 300); ++a) activation_target(a, f);
+  const std::uint64_t activations = b.seconds > 0 ? 2000 : 300;
+  for (std::uint64_t a = 0; a < activations; ++a) activation_target(a, f);
   const double scenario_seconds = elapsed();
   CliStats st;
   const bool have_exe = fs::exists(fs::path(MOELAB_BINARY_DIR) / "bin" / "moelab");
   std::uint64_t m = 0;
   for (; have_exe && (b.seconds > 0 ? elapsed() < b.seconds : m < b.cli_iterations); ++m) cli_target(m, corpus, f, st);
-  WARN(fmt::format("fuzz: {} scenario inputs in {:.1f} s, {} command lines ({} ok, {} refused with exit 2, {} slow) in "
+  WARN(fmt::format("fuzz: {} scenario inputs and {} activation CSVs in {:.1f} s, {} command lines ({} ok, {} refused with exit 2, {} slow) in "
                    "{:.1f} s{}; findings: {}",
-                   n + corpus.size(), scenario_seconds, st.runs, st.ok, st.refused, st.slow, elapsed() - scenario_seconds,
+                   n + corpus.size(), activations, scenario_seconds, st.runs, st.ok, st.refused, st.slow, elapsed() - scenario_seconds,
                    have_exe ? "" : " (no bin/moelab: CLI target skipped)", f.count));
   CHECK(f.count == 0);
 }
