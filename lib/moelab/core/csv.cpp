@@ -1,7 +1,7 @@
 #include "moelab/core/csv.hpp"
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <climits>
 #include <csignal>
@@ -42,10 +42,9 @@ std::string format_cell(const CsvCell& cell) {
 
 namespace {
 /// A metadata key or value as written on its `# key: value` line: control characters escaped (\n,
-/// \r, \t, \xNN), so a value never spans lines.
+/// \r, \t, \xNN), so a value never spans lines (a newline in a title or a path would start an
+/// uncommented line above the header, which a reader skipping '#' lines takes for the header).
 std::string metadata_text(const std::string& text) {
-  // A newline in a title or a path would start an uncommented line above the header, which a reader
-  // skipping '#' lines takes for the header: control characters are written as \n, \r, \t, \xNN.
   std::string out;
   out.reserve(text.size());
   for (const char ch : text) {
@@ -76,7 +75,8 @@ std::string CsvTable::to_string() const {
 }
 
 namespace {
-// '.' + name + ".tmp." + pid (at most 7 digits: pid_max <= 2^22) + ".XXXXXX".
+// The longest name derived from an output's: its temporary '.' + name + ".tmp." + pid (at most 7
+// digits: pid_max <= 2^22) + ".XXXXXX", 20 bytes more (the journal, name + ".journal", is 8 more).
 constexpr std::size_t kDerivedNameExtra = 1 + 5 + 7 + 7;
 std::string temp_prefix(const std::filesystem::path& target) { return "." + target.filename().string() + ".tmp."; }
 }  // namespace
@@ -129,7 +129,7 @@ std::string output_path_problem(const std::string& path) {
   // Every name derived from it must fit the file system's limits (checked now, not after the work):
   // the temporary `.<name>.tmp.<pid>.XXXXXX` and the journal `<name>.journal`.
   const std::string name = target.filename().string();
-  const std::size_t longest = std::max(name.size() + kDerivedNameExtra, name.size() + 8);
+  const std::size_t longest = name.size() + kDerivedNameExtra;
   const fs::path dir0 = target.has_parent_path() ? target.parent_path() : fs::path(".");
   long name_max = 255;
   for (fs::path d = dir0; !d.empty(); d = d.has_parent_path() && d.parent_path() != d ? d.parent_path() : fs::path()) {
