@@ -108,3 +108,13 @@ TEST_CASE("journal paths that are links, FIFOs, devices or directories are refus
   Journal::remove(link.string());
   CHECK(fs::is_symlink(link));
 }
+
+TEST_CASE("removing a finished run's journal leaves alone one that a new run holds", "[core][journal][hardening]") {
+  const fs::path p = scratch("handover.journal");
+  { Journal finished(p.string(), identity(3), false); }
+  // A second run starts on the same output before the first removes its journal.
+  Journal next(p.string(), identity(4), false);
+  Journal::remove(p.string());
+  CHECK(fs::exists(p));
+  CHECK(slurp(p).find("seed: 4") != std::string::npos);
+}

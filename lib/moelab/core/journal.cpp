@@ -305,9 +305,14 @@ void Journal::append(std::uint64_t unit, const std::string& payload) {
 }
 
 void Journal::remove(const std::string& path) {
-  // Only a regular file: a link or special file at that name was never this run's journal.
+  // Only a regular file: a link or special file at that name was never this run's journal. And not
+  // one that another run holds (locked): between this run's journal closing and this removal, a new
+  // run writing the same output may have started its own.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return;
   struct stat st {};
-  if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(path.c_str());
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::flock(fd, LOCK_EX | LOCK_NB) == 0) ::unlink(path.c_str());
+  ::close(fd);
 }
 
 }  // namespace moelab
