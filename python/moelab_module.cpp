@@ -7,8 +7,10 @@
 //   r = moelab.run("spectra.spike", {"params": {"M": 100, "c": 0.5, "ell": 4.0}}, trials=200)
 //   df = pd.DataFrame(r["data"]); r["metadata"]["backend"]
 //   moelab.run("spectra.spike", {...}, sweep={"params.ell": [1.0, 2.0, 4.0]})
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -33,39 +35,97 @@ using namespace moelab;
 
 namespace {
 
-/// A Python value as a TOML node (dict -> table, list/tuple -> array, bool, int, float, str).
-void insert_value(toml::table& t, const std::string& key, const py::handle& v, const std::string& path);
+// The deepest nesting of dicts and lists converted (a scenario needs 3 or 4 levels); deeper input
+// (30,000 levels, or a dict that contains itself) raises ValueError instead of exhausting the stack.
+constexpr std::size_t kMaxDepth = 64;
 
-toml::array to_array(const py::handle& seq, const std::string& path) {
+/// The containers on the path from the root to the value being converted (cycle detection).
+using Path = std::vector<const PyObject*>;
+
+/// A Python value as a TOML node (dict -> table, list/tuple -> array, bool, int, float, str).
+void insert_value(toml::table& t, const std::string& key, const py::handle& v, const std::string& path, Path& open);
+
+void enter(const py::handle& v, const std::string& path, Path& open) {
+  if (std::find(open.begin(), open.end(), v.ptr()) != open.end())
+    throw py::value_error(fmt::format("{}: the value contains itself (a cyclic dict or list)", path.empty() ? "params" : path));
+  if (open.size() >= kMaxDepth)
+    throw py::value_error(fmt::format("{}: nested deeper than {} levels", path.empty() ? "params" : path, kMaxDepth));
+  open.push_back(v.ptr());
+}
+
+toml::array to_array(const py::handle& seq, const std::string& path, Path& open) {
+  enter(seq, path, open);
   toml::array a;
   std::size_t i = 0;
   for (const auto& item : seq) {
     toml::table holder;
-    insert_value(holder, "x", item, fmt::format("{}[{}]", path, i++));
+    insert_value(holder, "x", item, fmt::format("{}[{}]", path, i++), open);
     a.push_back(std::move(*holder.get("x")));
   }
+  open.pop_back();
   return a;
 }
 
-toml::table to_table(const py::dict& d, const std::string& path) {
+toml::table to_table(const py::dict& d, const std::string& path, Path& open) {
+  enter(d, path, open);
   toml::table t;
   for (const auto& [k, v] : d) {
     if (!py::isinstance<py::str>(k)) throw py::value_error(fmt::format("{}: keys must be strings", path.empty() ? "params" : path));
     const auto key = k.cast<std::string>();
-    insert_value(t, key, v, path.empty() ? key : path + "." + key);
+    insert_value(t, key, v, path.empty() ? key : path + "." + key, open);
   }
+  open.pop_back();
   return t;
 }
 
-void insert_value(toml::table& t, const std::string& key, const py::handle& v, const std::string& path) {
+toml::table to_table(const py::dict& d, const std::string& path) {
+  Path open;
+  return to_table(d, path, open);
+}
+
+/// True for a Python int or a NumPy integer scalar (anything with __index__ that is not a bool, a
+/// float or a container).
+bool is_integer(const py::handle& v) {
+  if (py::isinstance<py::bool_>(v)) return false;
+  if (py::isinstance<py::int_>(v)) return true;
+  return PyIndex_Check(v.ptr()) && !py::isinstance<py::float_>(v) && !py::hasattr(v, "__len__");
+}
+
+/// An integer value as int64: OverflowError naming `what` when it does not fit (not pybind11's
+/// "Unable to cast").
+std::int64_t checked_int64(const py::handle& v, const std::string& what) {
+  const py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr()));
+  if (!i) throw py::error_already_set();
+  int overflow = 0;
+  const long long x = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  if (overflow != 0) {
+    const std::string text = std::string(py::str(i));
+    PyErr_SetString(PyExc_OverflowError,
+                    fmt::format("{}: {} is outside the 64-bit integer range", what,
+                                text.size() > 40 ? text.substr(0, 40) + "..." : text).c_str());
+    throw py::error_already_set();
+  }
+  if (x == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return static_cast<std::int64_t>(x);
+}
+
+void insert_value(toml::table& t, const std::string& key, const py::handle& v, const std::string& path, Path& open) {
   if (py::isinstance<py::bool_>(v)) t.insert_or_assign(key, v.cast<bool>());
-  else if (py::isinstance<py::int_>(v)) t.insert_or_assign(key, v.cast<std::int64_t>());
+  else if (is_integer(v)) t.insert_or_assign(key, checked_int64(v, path));  // int and NumPy integer scalars
   else if (py::isinstance<py::float_>(v)) t.insert_or_assign(key, v.cast<double>());
   else if (py::isinstance<py::str>(v)) t.insert_or_assign(key, v.cast<std::string>());
-  else if (py::isinstance<py::dict>(v)) t.insert_or_assign(key, to_table(v.cast<py::dict>(), path));
-  else if (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v) || py::isinstance<py::array>(v)) t.insert_or_assign(key, to_array(v, path));
+  else if (py::isinstance<py::dict>(v)) t.insert_or_assign(key, to_table(v.cast<py::dict>(), path, open));
+  else if (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v) || py::isinstance<py::array>(v)) t.insert_or_assign(key, to_array(v, path, open));
   else if (py::hasattr(v, "__float__") && !py::hasattr(v, "__len__")) t.insert_or_assign(key, v.cast<double>());  // numpy scalars
   else throw py::value_error(fmt::format("{}: unsupported value type {}", path, std::string(py::str(v.get_type()))));
+}
+
+/// An integer argument (int or NumPy integer): TypeError for another type, OverflowError naming the
+/// argument beyond 64 bits.
+std::int64_t int_arg(const py::handle& v, const char* name) {
+  if (!is_integer(v))
+    throw py::type_error(fmt::format("{}: must be an integer, got {}", name, std::string(py::str(v.get_type()))));
+  return checked_int64(v, name);
 }
 
 std::string toml_text(const toml::table& t) {
@@ -129,7 +189,7 @@ py::object as_frame(const py::dict& r) {
   return df;
 }
 
-McBudget budget_of(std::int64_t trials, std::int64_t seed, int threads, const std::string& backend) {
+McBudget budget_of(std::int64_t trials, std::int64_t seed, std::int64_t threads, const std::string& backend) {
   if (trials < 1) throw py::value_error(fmt::format("trials: must be >= 1, got {}", trials));
   if (seed < 0) throw py::value_error(fmt::format("seed: must be >= 0, got {}", seed));
   if (threads < 0 || threads > 4096) throw py::value_error(fmt::format("threads: must be in 0..4096, got {}", threads));
@@ -138,13 +198,15 @@ McBudget budget_of(std::int64_t trials, std::int64_t seed, int threads, const st
   McBudget out;
   out.trials = trials;
   out.seed = static_cast<std::uint64_t>(seed);
-  out.threads = threads;
+  out.threads = static_cast<int>(threads);
   out.backend = *b;
   return out;
 }
 
-py::object run_study(const std::string& name, const py::dict& tables, const py::dict& sweep, std::int64_t trials,
-                     std::int64_t seed, int threads, const std::string& backend, bool frame) {
+py::object run_study(const std::string& name, const py::dict& tables, const py::dict& sweep, const py::object& trials_arg,
+                     const py::object& seed_arg, const py::object& threads_arg, const std::string& backend, bool frame) {
+  const std::int64_t trials = int_arg(trials_arg, "trials"), seed = int_arg(seed_arg, "seed");
+  const std::int64_t threads = int_arg(threads_arg, "threads");
   const StudyDef* s = catalogue::find_study(name);
   if (s == nullptr) throw py::value_error(fmt::format("unknown study '{}' (moelab.studies() lists them)", name));
   toml::table doc = to_table(tables, "");
@@ -161,8 +223,11 @@ py::object run_study(const std::string& name, const py::dict& tables, const py::
   return frame ? as_frame(r) : py::object(r);
 }
 
-py::object run_scenario_file(const std::string& path, std::optional<std::int64_t> trials, std::optional<std::int64_t> seed,
-                             int threads, const std::string& backend, bool frame) {
+py::object run_scenario_file(const std::string& path, const py::object& trials_arg, const py::object& seed_arg,
+                             const py::object& threads_arg, const std::string& backend, bool frame) {
+  const std::optional<std::int64_t> trials = trials_arg.is_none() ? std::nullopt : std::optional(int_arg(trials_arg, "trials"));
+  const std::optional<std::int64_t> seed = seed_arg.is_none() ? std::nullopt : std::optional(int_arg(seed_arg, "seed"));
+  const std::int64_t threads = int_arg(threads_arg, "threads");
   CsvTable t;
   {
     py::gil_scoped_release release;
@@ -175,7 +240,8 @@ py::object run_scenario_file(const std::string& path, std::optional<std::int64_t
   return frame ? as_frame(r) : py::object(r);
 }
 
-py::list check(const std::string& only, std::int64_t seed, bool full, double alpha) {
+py::list check(const std::string& only, const py::object& seed_arg, bool full, double alpha) {
+  const std::int64_t seed = int_arg(seed_arg, "seed");
   if (!(alpha > 0.0 && alpha <= 0.5)) throw py::value_error(fmt::format("alpha: must be in (0, 0.5], got {}", alpha));
   if (seed < 0) throw py::value_error(fmt::format("seed: must be >= 0, got {}", seed));
   const auto selected = catalogue::claims().select(only);

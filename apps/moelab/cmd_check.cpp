@@ -33,7 +33,8 @@ void add_check(CLI::App& app, int& exit_code) {
   cmd->add_flag("--full", full, "large budget for tighter evidence")->excludes(q);
   cmd->add_option("--only", only, "only claims whose id contains PATTERN (or matches a glob with *)");
   auto* one_seed = int_option(cmd, "--seed", seed, 0, std::numeric_limits<std::int64_t>::max(), "suite seed");
-  cmd->add_option("--seeds", seeds, "A..B: run the suite at every seed from A to B and write the verdict-stability table "
+  static CLI::Option* seeds_opt = nullptr;
+  seeds_opt = cmd->add_option("--seeds", seeds, "A..B: run the suite at every seed from A to B and write the verdict-stability table "
                                     "(stability.csv, stability.md) instead of check.csv")
       ->excludes(one_seed);
   real_option(cmd, "--alpha", alpha, real("", "").in(1e-12, 0.5), "family-wise error level over the registered claims (each test at alpha / claims)");
@@ -71,6 +72,7 @@ void add_check(CLI::App& app, int& exit_code) {
       budget.full = full;
       budget.seed = static_cast<std::uint64_t>(seed);
       list = {budget.seed};
+      if (seeds_opt->count() > 0 && seeds.empty()) bad_option("--seeds", "must be A..B (e.g. 1..8), got ''");
       if (!seeds.empty()) {
         const auto dots = seeds.find("..");
         std::uint64_t a = 0, b = 0;

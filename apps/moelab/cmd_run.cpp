@@ -71,12 +71,14 @@ void add_run(CLI::App& app, int& exit_code) {
           bad_option("--backend", fmt::format("cannot run study '{}' on cuda: {}", sc->study, why));
       }
       if (resume && no_journal) bad_option("--resume", "cannot be combined with --no-journal");
+      if (target == "-" && resume) bad_option("--resume", "cannot be combined with -o - (a run to stdout keeps no journal)");
     } catch (...) {
       failure = std::current_exception();
     }
     agree_on_failure(failure);
     RunOptions options;
-    if (!no_journal) options.journal = target + ".journal";
+    const bool to_stdout = target == "-";  // the CSV on stdout, messages on stderr, no journal
+    if (!no_journal && !to_stdout) options.journal = target + ".journal";
     options.resume = resume;
     CsvTable table;
     try {
@@ -87,7 +89,10 @@ void add_run(CLI::App& app, int& exit_code) {
                                     "finish them", e.what(), options.journal));
     }
     try {
-      if (is_root()) {
+      if (is_root() && to_stdout) {
+        std::fputs(table.to_string().c_str(), stdout);
+        if (std::fflush(stdout) != 0) throw RuntimeFailure("cannot write the CSV to stdout");
+      } else if (is_root()) {
         write_file_atomic(target, table.to_string());
         if (!options.journal.empty()) Journal::remove(options.journal);
       }
@@ -96,6 +101,10 @@ void add_run(CLI::App& app, int& exit_code) {
     }
     agree_on_failure(failure);
     if (!is_root()) {
+      exit_code = kExitOk;
+      return;
+    }
+    if (to_stdout) {
       exit_code = kExitOk;
       return;
     }

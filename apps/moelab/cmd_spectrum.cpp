@@ -50,7 +50,7 @@ void add_common(CLI::App* cmd, SpectrumOptions& o, bool grid) {
 }  // namespace
 
 void emit_csv(const CsvTable& t, const std::string& out) {
-  if (out.empty()) {
+  if (out.empty() || out == "-") {  // "-": stdout, as for most Unix tools
     std::fputs(t.to_string().c_str(), stdout);
   } else {
     write_file_atomic(out, t.to_string());

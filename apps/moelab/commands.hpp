@@ -1,5 +1,6 @@
 // Subcommands of the `moelab` CLI: one file each. Exit codes (DESIGN.md): 0 ok, 1 a claim failed
-// (check), 2 bad input or usage, 3 runtime failure, 130 interrupted (SIGINT/SIGTERM; nothing written).
+// (check), 2 bad input or usage, 3 runtime failure, 128 + the signal when interrupted
+// (130 SIGINT, 143 SIGTERM; nothing written, the journal kept).
 #pragma once
 
 #include <string>

@@ -14,6 +14,7 @@
 #include "moelab/core/distributed.hpp"
 #include "moelab/core/error.hpp"
 #include "moelab/core/interrupt.hpp"
+#include "moelab/core/interrupt_status.hpp"
 #include "moelab/core/parallel.hpp"
 #include "moelab/core/version.hpp"
 
@@ -70,7 +71,7 @@ int main(int argc, char** argv) {
   } catch (const InputError& e) {
     return fail(cli::kExitBadInput, fmt::format("error: {}", e.what()));
   } catch (const Interrupted& e) {
-    return fail(cli::kExitInterrupted, e.what());
+    return fail(interrupt_exit_code(), e.what());
   } catch (const RuntimeFailure& e) {
     return fail(cli::kExitRuntime, e.what());
   } catch (const std::bad_alloc&) {

@@ -109,7 +109,7 @@ std::string check_list_text(const std::string& text, const ParamDecl& domain, st
 }
 
 void check_output(const std::string& key, const std::string& out, const std::string& file) {
-  if (out.empty() && file == "command line") return;  // stdout
+  if ((out.empty() && file == "command line") || out == "-") return;  // stdout
   if (const std::string why = output_path_problem(out); !why.empty()) throw InputError(file, 0, key, why);
   // Missing directories are created on write (docs/scenarios.md, "Outputs"); say so, so that a
   // mistyped directory does not pass unnoticed.
@@ -164,7 +164,8 @@ CLI::Option* real_list_option(CLI::App* cmd, const std::string& flags, std::vect
 
 CLI::Option* output_option(CLI::App* cmd, const std::string& flags, std::string& v, const std::string& help) {
   // Checked when parsed, so before any work (a directory, an unwritable place, '' are refused).
-  return cmd->add_option(flags, v, help)->check(CLI::Validator([](std::string& s) { return output_path_problem(s); }, "FILE"));
+  // "-" is stdout (not a file named "-").
+  return cmd->add_option(flags, v, help)->check(CLI::Validator([](std::string& s) { return s == "-" ? std::string() : output_path_problem(s); }, "FILE"));
 }
 
 CLI::Option* threads_option(CLI::App* cmd, int& v, const std::string& help) {

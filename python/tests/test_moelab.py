@@ -113,3 +113,68 @@ def test_check_verdict_alone_equals_the_suite_verdict():
     out = moelab.check(only="noisy.thm2.sparse_risk")
     assert len(out) == 1
     assert out[0]["verdict"] == out[0]["documented"]
+
+
+def test_cyclic_and_deep_dicts_raise_value_error():
+    """A dict that contains itself, or 30,000 levels, once overflowed the stack (a segfault)."""
+    d = {}
+    d["params"] = d
+    with pytest.raises(ValueError, match="contains itself"):
+        moelab.run("spectra.spike", d, trials=5)
+    lst = []
+    lst.append(lst)
+    with pytest.raises(ValueError, match="contains itself"):
+        moelab.run("spectra.spike", {"params": {"M": 40, "c": 0.5, "ell": lst}}, trials=5)
+    deep = {}
+    node = deep
+    for _ in range(30000):
+        node["a"] = {}
+        node = node["a"]
+    with pytest.raises(ValueError, match="nested deeper"):
+        moelab.run("spectra.spike", {"params": deep}, trials=5)
+    # The interpreter is still usable, and the same dict shape that is not cyclic runs.
+    assert moelab.run("spectra.spike", {"params": {"M": 20, "c": 0.5, "ell": 2.0}}, trials=5)["data"]["M"][0] == 20
+
+
+def test_numpy_integers_are_integers_and_overflow_names_the_argument():
+    p = {"M": np.int64(20), "c": 0.5, "ell": 2.0}
+    r = moelab.run("spectra.spike", {"params": p}, trials=np.int32(5), seed=np.uint8(3), threads=np.int64(1))
+    assert r["data"]["M"][0] == 20
+    assert r["data"]["top_mean"][0] == moelab.run("spectra.spike", {"params": {"M": 20, "c": 0.5, "ell": 2.0}},
+                                                  trials=5, seed=3)["data"]["top_mean"][0]
+    with pytest.raises(OverflowError, match="params.M"):
+        moelab.run("spectra.spike", {"params": {"M": 2**70, "c": 0.5, "ell": 2.0}}, trials=5)
+    with pytest.raises(OverflowError, match="trials"):
+        moelab.run("spectra.spike", {"params": {"M": 20, "c": 0.5, "ell": 2.0}}, trials=2**70)
+    with pytest.raises(OverflowError, match="seed"):
+        moelab.check(only="noisy.thm2.dense_risk", seed=-(2**70))
+    with pytest.raises(TypeError, match="trials"):
+        moelab.run("spectra.spike", {"params": {"M": 20, "c": 0.5, "ell": 2.0}}, trials=5.0)
+
+
+def test_an_address_space_limit_is_counted_and_the_next_run_works():
+    """ulimit -v (RLIMIT_AS) is part of the memory limit: a run over it is refused before it allocates
+    (it once ran out of memory and the next run in the interpreter segfaulted)."""
+    resource = pytest.importorskip("resource")
+    model = {"k": 2, "block_size": 4, "p": "uniform", "sigma2": 0.5,
+             "covariance": {"kind": "identity"}, "beta": {"kind": "ones"}}
+    small = moelab.run("noisy.excess_risk", {"model": model, "params": {"n": 16}}, trials=4, seed=2)
+    with open("/proc/self/status") as f:
+        vm = [int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:")][0]
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    try:
+        # 2 GB above what the process maps now; the run's estimate is ~10 GB (3 x 8 n d per trial).
+        resource.setrlimit(resource.RLIMIT_AS, (vm + (2 << 30), hard))
+        with pytest.raises(ValueError, match="max_memory"):
+            moelab.run("noisy.excess_risk", {"model": model, "params": {"n": 50_000_000}}, trials=2, seed=2, threads=1)
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    again = moelab.run("noisy.excess_risk", {"model": model, "params": {"n": 16}}, trials=4, seed=2)
+    assert np.array_equal(again["data"]["excess_mean"], small["data"]["excess_mean"])
+
+
+def test_mp_density_of_nan_is_nan():
+    """NaN in, NaN out (it returned 0, a valid-looking density)."""
+    assert np.isnan(moelab.spectra.mp_density(0.5, 1.0, np.array([np.nan]))[0])
+    assert np.isnan(moelab.spectra.mp_cdf(0.5, 1.0, np.array([np.nan]))[0])
+    assert moelab.spectra.mp_density(0.5, 1.0, np.array([1.0]))[0] > 0

@@ -24,6 +24,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,6 +33,7 @@
 
 #include "moelab/catalogue/catalogue.hpp"
 #include "moelab/core/error.hpp"
+#include "moelab/moe/moefication.hpp"
 #include "moelab/scenario/runner.hpp"
 #include "moelab/scenario/scenario.hpp"
 
@@ -63,7 +65,10 @@ const std::vector<std::string> kTomlTokens = {
     "\n", "=", "[", "]", "{", "}", ",", ".", "\"", "#", "[sweep]\n", "[params]\n", "[model]\n", "[monte_carlo]\n",
     "[output]\n", "\"params.n\" = [1, 2]\n", "\"params.m\" = {from = 1, to = 1e9, steps = 3}\n", "threads = 65536\n",
     "trials = 1\n", "seed = -1\n", "backend = \"cuda\"\n", "csv = \"\"\n", "study = \"noisy.risk\"\n",
-    "[model.covariance]\nkind = \"diagonal\"\nvalues = [1, 0]\n", "spacing = \"log\"\n", "integer = true\n"};
+    "[model.covariance]\nkind = \"diagonal\"\nvalues = [1, 0]\n", "spacing = \"log\"\n", "integer = true\n",
+    // Round 2 (issue 27): deep dotted keys, device and FIFO paths, control characters in metadata.
+    "[" + std::string("a") + [] { std::string d; for (int i = 0; i < 2000; ++i) d += ".a"; return d; }() + "]\n",
+    "activations = \"/dev/zero\"\n", "activations = \"\"\n", "activations = \".\"\n", "title = \"a\\nb\"\n"};
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -252,11 +257,35 @@ void cli_target(std::uint64_t iteration, const std::vector<std::string>& corpus,
     std::ofstream(sc, std::ios::binary) << mutate(corpus[r.below(corpus.size())], corpus, r);
     a = sc.string();
   }
+  // Round 2 (issue 27): a hostile file at the journal's path of `run` (a FIFO, a link to /dev/zero,
+  // a link to a file of the user's, a directory), sometimes with --resume. Each must be refused at
+  // once: a slow run (a hang) or a changed victim is a finding.
+  const fs::path journal = cwd / "out.csv.journal", victim = cwd / "victim.txt";
+  std::error_code ec;
+  fs::remove_all(journal, ec);
+  int shape = 0;
   if (std::find(args.begin(), args.end(), "run") != args.end()) {
     args.insert(args.end(), {"--max-memory", "2G", "-o", (cwd / "out.csv").string()});
+    shape = static_cast<int>(r.below(8));  // 0-3: nothing planted
+    std::ofstream(victim, std::ios::trunc) << "precious\n";
+    if (shape == 4) ::mkfifo(journal.c_str(), 0600);
+    if (shape == 5) fs::create_symlink("/dev/zero", journal, ec);
+    if (shape == 6) fs::create_symlink(victim, journal, ec);
+    if (shape == 7) fs::create_directories(journal, ec);
+    if (shape >= 4) {
+      args.erase(std::remove(args.begin(), args.end(), std::string("--no-journal")), args.end());
+      if (r.below(2) == 0) args.push_back("--resume");
+    }
   }
   const CliOutcome o = run_exe(args, cwd);
   ++st.runs;
+  if (shape >= 4 && (o.slow || slurp(victim) != "precious\n")) {
+    std::string line;
+    for (const auto& a : args) line += "'" + a + "' ";
+    f.record("journal", line + fmt::format("\n--- journal shape {} ---\n", shape) + slurp(cwd / "fuzz.toml"),
+             o.slow ? "a hang with a planted journal" : "the journal link's target was changed");
+  }
+  fs::remove_all(journal, ec);
   if (o.slow) ++st.slow;
   else if (o.code == 0) ++st.ok;
   else if (o.code == 2) ++st.refused;
@@ -266,6 +295,43 @@ void cli_target(std::uint64_t iteration, const std::vector<std::string>& corpus,
     if (args.size() > 1 && args[0] == "run") line += "\n--- scenario ---\n" + slurp(cwd / "fuzz.toml");
     f.record("cli", line, fmt::format("exit {}", o.code));
   }
+}
+
+/// The activation CSV reader (moe.block_discovery's `params.activations`) in process: mutated CSV
+/// text, then the hostile file shapes; only InputError may come out.
+void activation_target(std::uint64_t iteration, Findings& f) {
+  static const std::vector<std::string> kCsv = {"f1,f2,f3\n1,2,3\n4,5,6\n", "1,2\n3,4\n", "\xEF\xBB\xBF" "a,b\n1e-3,2\n3,4\n",
+                                                "# c\n0.5, 1.5\n2.5, -3\n\n4,5\n"};
+  static const std::vector<std::string> kCells = {"1e400", "-1e400", "nan", "inf", "", " ", "x", "1,", ",", "\r", "\xEF\xBB\xBF",
+                                                  "0x1p3", "1e-400", "\"1\"", "#", "\n", "99999999999999999999"};
+  Rng r{iteration * 0x9E3779B97F4A7C15ull + 5};
+  std::string text = kCsv[r.below(kCsv.size())];
+  for (int e = 0, edits = 1 + static_cast<int>(r.below(4)); e < edits; ++e) {
+    const std::size_t at = r.below(text.size() + 1);
+    switch (r.below(3)) {
+      case 0: text.insert(at, kCells[r.below(kCells.size())]); break;
+      case 1: text.erase(at, r.below(4)); break;
+      default: text.insert(at, 1, static_cast<char>(r.below(256))); break;
+    }
+  }
+  const fs::path p = f.dir.parent_path() / "fuzz-activations.csv";
+  fs::create_directories(p.parent_path());
+  std::string path = p.string();
+  std::error_code ec;
+  fs::remove_all(p, ec);
+  switch (iteration % 16) {  // 1 in 16 each: a FIFO, a device, a directory; else the mutated text
+    case 13: ::mkfifo(p.c_str(), 0600); break;
+    case 14: path = "/dev/zero"; break;
+    case 15: fs::create_directories(p, ec); break;
+    default: std::ofstream(p, std::ios::binary) << text;
+  }
+  try {
+    (void)moe::read_activation_csv(path);
+  } catch (const InputError&) {
+  } catch (const std::exception& e) {
+    f.record("activations", text, e.what());
+  }
+  fs::remove_all(p, ec);
 }
 
 struct Budget {
@@ -287,14 +353,16 @@ void fuzz(const Budget& b) {
     Rng r{n};
     scenario_target(mutate(corpus[r.below(corpus.size())], corpus, r), f);
   }
+  const std::uint64_t activations = b.seconds > 0 ? 2000 : 300;
+  for (std::uint64_t a = 0; a < activations; ++a) activation_target(a, f);
   const double scenario_seconds = elapsed();
   CliStats st;
   const bool have_exe = fs::exists(fs::path(MOELAB_BINARY_DIR) / "bin" / "moelab");
   std::uint64_t m = 0;
   for (; have_exe && (b.seconds > 0 ? elapsed() < b.seconds : m < b.cli_iterations); ++m) cli_target(m, corpus, f, st);
-  WARN(fmt::format("fuzz: {} scenario inputs in {:.1f} s, {} command lines ({} ok, {} refused with exit 2, {} slow) in "
+  WARN(fmt::format("fuzz: {} scenario inputs and {} activation CSVs in {:.1f} s, {} command lines ({} ok, {} refused with exit 2, {} slow) in "
                    "{:.1f} s{}; findings: {}",
-                   n + corpus.size(), scenario_seconds, st.runs, st.ok, st.refused, st.slow, elapsed() - scenario_seconds,
+                   n + corpus.size(), activations, scenario_seconds, st.runs, st.ok, st.refused, st.slow, elapsed() - scenario_seconds,
                    have_exe ? "" : " (no bin/moelab: CLI target skipped)", f.count));
   CHECK(f.count == 0);
 }

@@ -2,6 +2,7 @@
 // structure (with a structureless control), the Fig. 1 picture, the activation-CSV reader's
 // refusals, the studies' rows; [slow]: MoEfication of a trained network.
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
@@ -9,9 +10,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
 #include "moelab/core/distributions.hpp"
 #include "moelab/moe/moefication.hpp"
 #include "moelab/scenario/runner.hpp"
+#include "moelab/scenario/scenario.hpp"
 #include "moelab/scenario/study.hpp"
 #include "scenario/input_error_helpers.hpp"
 #include "topic_test_support.hpp"
@@ -105,8 +109,62 @@ TEST_CASE("activation CSV: a header is skipped, bad files are refused naming fil
   CHECK_THAT(std::string(err(write_temp("word", "1,2\n3,x\n")).what()), Contains("'x' is not a number"));
   CHECK_THAT(std::string(err(write_temp("nan", "1,2\n3,nan\n")).what()), Contains("finite"));
   CHECK_THAT(std::string(err(write_temp("small", "1,2\n")).what()), Contains("at least 2 rows"));
-  CHECK_THAT(std::string(err("moe_test_missing_file.csv").what()), Contains("cannot open"));
+  CHECK_THAT(std::string(err("moe_test_missing_file.csv").what()), Contains("cannot read"));
   for (const char* n : {"ok", "ragged", "word", "nan", "small"}) std::remove((std::string("moe_test_") + n + ".csv").c_str());
+}
+
+TEST_CASE("activation CSV: a first data row that does not parse is refused with line and column, not taken as a header",
+          "[moe][moefication][hardening]") {
+  auto err = [](const std::string& path) { return test::expect_input_error([&] { (void)read_activation_csv(path); }); };
+  // 1e400 overflows, "x" is one bad cell: both once made the row a "header" that was dropped (exit 0).
+  const auto big = err(write_temp("first_big", "1e400,2\n3,4\n5,6\n"));
+  CHECK(big.line() == 1);
+  CHECK_THAT(std::string(big.what()), Contains("column 1") && Contains("1e400"));
+  const auto cell = err(write_temp("first_cell", "1,x\n3,4\n5,6\n"));
+  CHECK(cell.line() == 1);
+  CHECK_THAT(std::string(cell.what()), Contains("column 2") && Contains("'x' is not a number"));
+  // A UTF-8 byte-order mark before numbers is skipped, and the row is kept (3 rows, not 2).
+  const Eigen::MatrixXd bom = read_activation_csv(write_temp("bom", "\xEF\xBB\xBF" "1,2\n3,4\n5,6\n"));
+  CHECK(bom.rows() == 3);
+  CHECK(bom(0, 0) == 1.0);
+  // ... and before a header: the header is still recognised by its names.
+  CHECK(read_activation_csv(write_temp("bom_header", "\xEF\xBB\xBF" "a,b\n3,4\n5,6\n")).rows() == 2);
+  for (const char* n : {"first_big", "first_cell", "bom", "bom_header"}) std::remove((std::string("moe_test_") + n + ".csv").c_str());
+}
+
+TEST_CASE("activation CSV: a FIFO, a device or a directory is refused unread, naming the key", "[moe][moefication][hardening]") {
+  auto err = [](const std::string& path) { return test::expect_input_error([&] { (void)read_activation_csv(path); }); };
+  const std::string fifo = "moe_test_fifo.csv";
+  std::remove(fifo.c_str());
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // A FIFO with no writer once blocked the run forever; it is refused by its type, without opening it.
+  const auto e = err(fifo);
+  CHECK(e.key() == "params.activations");
+  CHECK_THAT(std::string(e.what()), Contains("FIFO"));
+  std::remove(fifo.c_str());
+  CHECK_THAT(std::string(err("/dev/zero").what()), Contains("device"));  // once read until memory ran out
+  std::filesystem::create_directories("moe_test_dir.csv");
+  CHECK_THAT(std::string(err("moe_test_dir.csv").what()), Contains("is a directory"));  // once "got 0 x 0"
+  std::filesystem::remove("moe_test_dir.csv");
+}
+
+TEST_CASE("moe.block_discovery: activations = \"\" is refused; a relative path is relative to the scenario file",
+          "[moe][moefication][hardening]") {
+  const auto& s = study("moe.block_discovery");
+  const auto e = test::expect_input_error([&] { (void)run_study_text(s, "[params]\nactivations = \"\"\n", budget(1)); });
+  CHECK(e.key() == "params.activations");
+  CHECK_THAT(std::string(e.what()), Contains("empty"));
+  // A scenario in its own directory naming "acts.csv": read from that directory, not the working one.
+  const auto dir = std::filesystem::temp_directory_path() / "moe_test_relative";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "acts.csv") << "a,b,c,d\n1,0,0,0\n0,1,0,0\n1,0,0,0\n0,1,0,0\n";
+  std::ofstream(dir / "s.toml") << "study = \"moe.block_discovery\"\n[params]\nactivations = \"acts.csv\"\nblocks = 2\n"
+                                   "max_rows = 4\nmax_cols = 4\n";
+  std::filesystem::remove("acts.csv");  // nothing of that name in the working directory
+  const Scenario sc = load_scenario((dir / "s.toml").string());
+  const CsvTable t = run_scenario(s, sc, budget(1));
+  CHECK(!t.rows.empty());
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("moe.block_discovery: a planted matrix gives a block-diagonal heat map, a bad file is refused before any row", "[moe][study]") {

@@ -3,7 +3,8 @@
 # mpirun with 1, 2 and 3 ranks (one OpenMP thread each, --oversubscribe on this 2-core machine) must
 # give the bytes of the run without mpirun; a bad scenario must give exit 2 and one message;
 # `check --seeds` under 1 and 2 ranks the bytes of the serial run; a 2-rank run killed part-way and
-# resumed (under 2 ranks, and under 1) the bytes of the uninterrupted run.
+# resumed (under 2 ranks, and under 1) the bytes of the uninterrupted run; SIGINT to the ranks gives
+# mpirun's exit 130.
 # Exit 77 (CTest: skipped) when the build has no MPI or mpirun is missing.
 set -u
 exe=$1 src=$2 work=$3
@@ -119,6 +120,28 @@ for round in 1 2; do
   same "killed 2-rank run (round $round) resumed under $ranks rank(s)" "$work/long_serial.csv" "$out"
   [ -e "$journal" ] && { echo "FAILED: journal left after the resumed run"; failures=$((failures + 1)); }
 done
+
+# 7. An interrupt under mpirun gives the interrupt's code, not 1 ("a verdict changed"): SIGINT sent to
+#    the ranks (as srun, a scheduler or `kill` on the rank processes do) stops every rank, which print
+#    the message and keep the journal; mpirun then exits 130. (SIGINT to mpirun itself: Open MPI's
+#    mpirun sends SIGTERM to the ranks, which stop the same way, but mpirun's own status is 1; see
+#    docs/scaleout.md.)
+out="$work/int.csv"
+rm -f "$out" "$out.journal"
+mpirun -n 2 --oversubscribe --bind-to none "$exe" run "$work/long.toml" -o "$out" > "$work/int.log" 2>&1 &
+job=$!
+for _ in $(seq 600); do
+  [ -s "$out.journal" ] && awk '/^end-of-header/ { h = 1; next } h { n++ } END { exit !(n >= 1) }' "$out.journal" && break
+  kill -0 "$job" 2>/dev/null || break
+  sleep 0.1
+done
+kill -INT $(pgrep -P "$job") 2>/dev/null
+wait "$job"
+rc=$?
+if [ -e "$out" ]; then echo "note: interrupt test: the run finished before the signal"
+elif [ "$rc" = 130 ] && [ -s "$out.journal" ] && grep -q 'interrupted by SIGINT' "$work/int.log"; then
+  echo "ok: SIGINT to the ranks under mpirun: exit 130, message, journal kept"
+else echo "FAILED: SIGINT to the ranks under mpirun: exit $rc"; tail -5 "$work/int.log"; failures=$((failures + 1)); fi
 
 echo "$failures failure(s)"
 [ "$failures" = 0 ]

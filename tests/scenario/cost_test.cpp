@@ -79,7 +79,7 @@ TEST_CASE("without a cost model the frame still counts the trial results it keep
   // The machine's memory is the default limit.
   CHECK(machine_memory_bytes() > 1e8);
   const auto huge = test::expect_input_error([&] { run_study_text(s, "[params]\nn = 3\n", budget(std::int64_t{1} << 62, 0)); });
-  CHECK_THAT(huge.reason(), Catch::Contains("this machine's memory"));
+  CHECK_THAT(huge.reason(), Catch::Contains("the memory this process can get"));
 }
 
 TEST_CASE("a sweep too large for memory is refused before its points are built", "[scenario][cost]") {

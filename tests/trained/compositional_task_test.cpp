@@ -106,6 +106,27 @@ TEST_CASE("compositional task: the OOD split is disjoint, of the stated size, an
   for (int c = 0; c < 64; ++c) CHECK_FALSE(none.is_ood({c / 16, (c / 4) % 4, c % 4}));
 }
 
+TEST_CASE("compositional task: with few rule tuples the split is two-sided at every seed, and both sides sample",
+          "[trained][compositional][hardening]") {
+  // R = 2, M = 2: 4 tuples, each OOD with probability 1/4, so about 1 split seed in 3 once put them
+  // all in-distribution (then every OOD draw failed after 100,000 attempts: exit 3).
+  for (std::uint64_t split = 1; split <= 64; ++split) {
+    INFO("split seed " << split);
+    const CompositionalTask task(2, 5, 2, 3, 0.25, 7, split);
+    int ood = 0;
+    for (int c = 0; c < 4; ++c) ood += task.is_ood({c / 2, c % 2});
+    CHECK(ood >= 1);
+    CHECK(ood <= 3);
+    CHECK(task.ood_count() == ood);
+    for (const auto& p : task.draw(20, 3, StreamTag::moe_test_data, true).problems) CHECK(task.is_ood(p.combination));
+    for (const auto& p : task.draw(20, 3, StreamTag::moe_train_data, false).problems) CHECK_FALSE(task.is_ood(p.combination));
+  }
+  // A fraction near 1: the in-distribution side is kept non-empty the same way.
+  const CompositionalTask most(2, 5, 2, 3, 0.999, 7, 1);
+  CHECK(most.ood_count() <= 3);
+  CHECK(most.draw(10, 3, StreamTag::moe_train_data, false).problems.size() == 10);
+}
+
 TEST_CASE("compositional task: the Bayes ceiling on cases worked by hand", "[trained][compositional]") {
   // One rule: nothing is ambiguous, the Bayes predictor is always right.
   const CompositionalTask single(1, 5, 3, 3, 0.0, 1, 2);

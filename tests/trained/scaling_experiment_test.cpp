@@ -38,6 +38,33 @@ TEST_CASE("power-law fit recovers an exact exponent and weighs by relative error
   CHECK_THAT(fit_power_law(x, mean, se).exponent, WithinAbs(0.7, 1e-3));
 }
 
+TEST_CASE("power-law fit through 2 values: the exact line, with the delta-method error", "[trained][scaling][hardening]") {
+  // 2 values is the documented minimum; the weighted least squares needs 3 (it once ended the run
+  // with an internal error after all the training).
+  const std::vector<double> x = {10, 40};
+  std::vector<double> mean, se;
+  for (double v : x) mean.push_back(3.0 * std::pow(v, -0.7)), se.push_back(0.05 * 3.0 * std::pow(v, -0.7));
+  const auto f = fit_power_law(x, mean, se);
+  CHECK_THAT(f.exponent, WithinAbs(0.7, 1e-12));
+  CHECK_THAT(f.intercept, WithinAbs(std::log(3.0), 1e-12));
+  // Var(slope) = (0.05^2 + 0.05^2) / log(4)^2.
+  CHECK_THAT(f.se, WithinRel(0.05 * std::sqrt(2.0) / std::log(4.0), 1e-12));
+  CHECK(std::isnan(f.chi2_dof));
+}
+
+TEST_CASE("trained.scaling with 2 axis values runs to its fit, and a repeated value is refused before any work",
+          "[trained][scaling][hardening]") {
+  const auto& sc = test::find_study_in(test::topic_studies<add_studies>(), "trained.scaling");
+  McBudget budget;
+  budget.trials = 2;
+  const auto t = run_study_text(sc, "[params]\naxis = \"active\"\nwidths = [2, 4]\nsteps = 5\nbatch = 16\ntest_size = 64\n", budget);
+  const TableView v(t);
+  REQUIRE(v.size() == 2);
+  CHECK(std::isfinite(v.real(0, "fitted_exponent")));
+  CHECK(std::isfinite(v.real(0, "fitted_exponent_se")));
+  CHECK(test::rejected_key(sc, "[params]\naxis = \"active\"\nwidths = [4, 4]\n") == "params.widths");
+}
+
 TEST_CASE("routing usage: distinct masks and exp(entropy)", "[trained][scaling]") {
   const auto u = routing_usage({1, 2, 4, 8, 1, 2, 4, 8});
   CHECK(u.distinct == 4);

@@ -1,7 +1,9 @@
 #include "moelab/core/csv.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <csignal>
 #include <cstdlib>
 #include <cstdio>
@@ -38,9 +40,28 @@ std::string format_cell(const CsvCell& cell) {
   return q + "\"";
 }
 
+namespace {
+/// A metadata key or value as written on its `# key: value` line: control characters escaped (\n,
+/// \r, \t, \xNN), so a value never spans lines (a newline in a title or a path would start an
+/// uncommented line above the header, which a reader skipping '#' lines takes for the header).
+std::string metadata_text(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
+    else out += ch;
+  }
+  return out;
+}
+}  // namespace
+
 std::string CsvTable::to_string() const {
   std::string out;
-  for (const auto& [k, v] : metadata) out += fmt::format("# {}: {}\n", k, v);
+  for (const auto& [k, v] : metadata) out += fmt::format("# {}: {}\n", metadata_text(k), metadata_text(v));
   for (std::size_t j = 0; j < columns.size(); ++j) out += (j ? "," : "") + columns[j];
   out += '\n';
   for (const auto& row : rows) {
@@ -54,6 +75,9 @@ std::string CsvTable::to_string() const {
 }
 
 namespace {
+// The longest name derived from an output's: its temporary '.' + name + ".tmp." + pid (at most 7
+// digits: pid_max <= 2^22) + ".XXXXXX", 20 bytes more (the journal, name + ".journal", is 8 more).
+constexpr std::size_t kDerivedNameExtra = 1 + 5 + 7 + 7;
 std::string temp_prefix(const std::filesystem::path& target) { return "." + target.filename().string() + ".tmp."; }
 }  // namespace
 
@@ -97,12 +121,50 @@ std::string output_path_problem(const std::string& path) {
     return fmt::format("'{}' exists and is not a regular file (a device, socket or fifo is never replaced)", path);
   if (target.filename().empty() || target.filename() == "." || target.filename() == "..")
     return fmt::format("'{}' names a directory; give a file path", path);
+  // Write-protected: refused, as cp or a shell redirect would (root included: the mode says the
+  // file is not to be replaced).
+  if (fs::is_regular_file(st) && (::access(path.c_str(), W_OK) != 0 || (fs::status(target, ec).permissions() &
+                                   (fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write)) == fs::perms::none))
+    return fmt::format("'{}' is write-protected; make it writable or remove it first", path);
+  // Every name derived from it must fit the file system's limits (checked now, not after the work):
+  // the temporary `.<name>.tmp.<pid>.XXXXXX` and the journal `<name>.journal`.
+  const std::string name = target.filename().string();
+  const std::size_t longest = name.size() + kDerivedNameExtra;
+  const fs::path dir0 = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  long name_max = 255;
+  for (fs::path d = dir0; !d.empty(); d = d.has_parent_path() && d.parent_path() != d ? d.parent_path() : fs::path()) {
+    if (fs::exists(d, ec)) {
+      if (const long v = ::pathconf(d.c_str(), _PC_NAME_MAX); v > 0) name_max = v;
+      break;
+    }
+  }
+  if (longest > static_cast<std::size_t>(name_max))
+    return fmt::format("the file name is {} bytes; with the temporary file and the journal moelab writes beside it "
+                       "(up to {} bytes more) it must be at most {} bytes on this file system", name.size(),
+                       longest - name.size(), static_cast<std::size_t>(name_max) - (longest - name.size()));
+  const std::string full = fs::absolute(target, ec).string();
+  if (full.size() + (longest - name.size()) >= static_cast<std::size_t>(PATH_MAX))
+    return fmt::format("the path is {} bytes (absolute); with the names moelab derives from it it must stay under {} "
+                       "bytes (PATH_MAX)", full.size(), PATH_MAX - (longest - name.size()));
+  for (auto it = target.begin(); it != target.end(); ++it)
+    if (it->string().size() > static_cast<std::size_t>(name_max))
+      return fmt::format("the directory name '{}...' is longer than {} bytes", it->string().substr(0, 40), name_max);
   // The nearest existing ancestor must be a writable directory (missing ones are created on write).
   fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   while (!dir.empty() && !fs::exists(dir, ec)) dir = dir.has_parent_path() && dir.parent_path() != dir ? dir.parent_path() : fs::path(".");
   if (!fs::is_directory(dir, ec)) return fmt::format("'{}' is not a directory, so '{}' cannot be created", dir.string(), path);
   if (::access(dir.c_str(), W_OK | X_OK) != 0)
     return fmt::format("directory '{}' is not writable: {}", dir.string(), std::strerror(errno));
+  {
+    // access() says yes to root everywhere, /proc and read-only mounts included: create (and remove)
+    // a probe file to know that the output can really be written there.
+    std::string probe = (dir / fmt::format(".moelab-probe.{}.XXXXXX", ::getpid())).string();
+    const int fd = ::mkstemp(probe.data());
+    if (fd < 0)
+      return fmt::format("no file can be created in directory '{}': {}", dir.string(), std::strerror(errno));
+    ::close(fd);
+    ::unlink(probe.c_str());
+  }
   remove_stale_temporaries(path);
   return "";
 }
@@ -129,7 +191,9 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     }
     done += static_cast<std::size_t>(w);
   }
-  ::fchmod(fd, 0644);
+  // The file keeps the mode of the one it replaces (a 0600 output stays private), else 0644.
+  struct stat old_st {};
+  ::fchmod(fd, ::stat(path.c_str(), &old_st) == 0 && S_ISREG(old_st.st_mode) ? (old_st.st_mode & 07777) : 0644);
   if (::fsync(fd) != 0 || ::close(fd) != 0)
     throw RuntimeFailure(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
   // A signal from here on: the handler has removed (or will remove) the temporary, so the rename

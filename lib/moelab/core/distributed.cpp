@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "moelab/core/error.hpp"
+#include "moelab/core/interrupt_status.hpp"
 
 namespace moelab {
 
@@ -121,7 +122,7 @@ std::string encode_failure(const std::exception_ptr& e) {
   } catch (const InputError& x) {
     w.u64(kInput), w.str(x.file()), w.i64(x.line()), w.str(x.key()), w.str(x.reason());
   } catch (const Interrupted& x) {
-    w.u64(kInterrupted), w.str(x.what());
+    w.u64(kInterrupted), w.str(x.what()), w.i64(interrupt_signal());
   } catch (const QuietExit& x) {
     w.u64(kRuntime), w.str(x.what());
   } catch (const RuntimeFailure& x) {
@@ -150,7 +151,11 @@ std::string encode_failure(const std::exception_ptr& e) {
       std::string reason = r.str();
       throw InputError(std::move(file), line, std::move(key), reason + where);
     }
-    case kInterrupted: throw Interrupted(r.str() + where);
+    case kInterrupted: {
+      std::string what = r.str();
+      mark_interrupted(static_cast<int>(r.i64()));  // the exit code of the signal the other rank saw
+      throw Interrupted(what + where);
+    }
     case kRuntime: throw RuntimeFailure(r.str() + where);
     case kBadAlloc: throw std::bad_alloc();
     case kLengthError: throw std::length_error(r.str() + where);
@@ -171,7 +176,7 @@ int exit_code_of(const std::exception_ptr& e) {
   } catch (const InputError&) {
     return 2;
   } catch (const Interrupted&) {
-    return 130;
+    return interrupt_exit_code();
   } catch (const QuietExit& q) {
     return q.code();
   } catch (...) {

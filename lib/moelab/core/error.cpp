@@ -36,12 +36,26 @@ std::string printable(const std::string& text) {
 }
 
 namespace {
+/// The longest file name or key an InputError message quotes, and the longest reason; longer ones
+/// are cut with "... (N more bytes)" (the exception keeps the full strings: file(), key(), reason()).
+constexpr std::size_t kMaxQuotedPath = 300, kMaxReason = 2000;
+
+/// `text` cut to `limit` bytes (at a UTF-8 character boundary), saying how much was left out: a
+/// message must stay readable when the input it quotes is 200 kB long.
+std::string cut(const std::string& text, std::size_t limit) {
+  if (text.size() <= limit) return text;
+  std::size_t end = limit;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xc0) == 0x80) --end;
+  return fmt::format("{}... ({} more bytes)", text.substr(0, end), text.size() - end);
+}
+
 std::string format_input_error(const std::string& file, int line, const std::string& key, const std::string& reason) {
-  // Every part may come from the input (a path, a key, a value read from a file): printable only.
-  std::string where = file.empty() ? std::string("<input>") : printable(file);
+  // Every part may come from the input (a path, a key, a value read from a file): printable only,
+  // and cut (a path or key at 300 bytes, the reason at 2000).
+  std::string where = file.empty() ? std::string("<input>") : cut(printable(file), kMaxQuotedPath);
   if (line > 0) where += fmt::format(":{}", line);
-  if (!key.empty()) return fmt::format("{}: key '{}': {}", where, printable(key), printable(reason));
-  return fmt::format("{}: {}", where, printable(reason));
+  if (!key.empty()) return fmt::format("{}: key '{}': {}", where, cut(printable(key), kMaxQuotedPath), cut(printable(reason), kMaxReason));
+  return fmt::format("{}: {}", where, cut(printable(reason), kMaxReason));
 }
 }  // namespace
 

@@ -1,4 +1,5 @@
 #include "moelab/core/interrupt.hpp"
+#include "moelab/core/interrupt_status.hpp"
 
 #include <array>
 #include <atomic>
@@ -6,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <string>
 
 #include <unistd.h>
 
@@ -19,18 +21,20 @@ constexpr int kSlots = 64;
 std::array<std::atomic<const char*>, kSlots> g_temp_files{};
 std::array<char[4096], kSlots> g_temp_names{};
 std::mutex g_slot_mutex;
-volatile std::sig_atomic_t g_interrupted = 0;
+volatile std::sig_atomic_t g_interrupted = 0;  // the signal number, 0 before any
 std::atomic<bool> g_installed{false};
 
 extern "C" void on_signal(int sig) {
-  g_interrupted = 1;
+  // SIGTERM (a scheduler's time limit, kill, mpirun forwarding an interrupt) is handled exactly
+  // like SIGINT: the run stops at its next poll, says so, keeps its journal and exits 128 + sig.
+  if (g_interrupted == 0) g_interrupted = sig;
   for (auto& slot : g_temp_files) {
     const char* p = slot.load();
     if (p) ::unlink(p);
   }
-  // Second signal or non-interactive use: restore default and re-raise so the exit status says why.
-  std::signal(sig, SIG_DFL);
-  if (sig == SIGTERM) std::raise(sig);
+  // A second SIGINT or SIGTERM ends the process at once (the default action).
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
 }
 }  // namespace
 
@@ -42,8 +46,21 @@ void install_interrupt_handlers() {
 
 bool interrupted() { return g_interrupted != 0; }
 
+int interrupt_signal() { return g_interrupted; }
+
+void mark_interrupted(int sig) {
+  if (g_interrupted == 0 && (sig == SIGINT || sig == SIGTERM)) g_interrupted = sig;
+}
+
+int interrupt_exit_code() { return 128 + (g_interrupted != 0 ? static_cast<int>(g_interrupted) : SIGINT); }
+
+std::string interrupt_message() {
+  const char* name = g_interrupted == SIGTERM ? "SIGTERM" : "SIGINT";
+  return std::string("interrupted by ") + name + "; nothing was written";
+}
+
 void check_interrupted() {
-  if (interrupted()) throw Interrupted("interrupted by a signal; nothing was written");
+  if (interrupted()) throw Interrupted(interrupt_message());
 }
 
 TempFileGuard::TempFileGuard(std::string path) : slot_(-1), path_(std::move(path)) {

@@ -4,12 +4,19 @@
 // `--resume` redoes only the missing units and gives the same bytes as an uninterrupted run.
 //
 // Format (text, one line each):
-//   # moelab journal 1 ...                 a comment naming the format
+//   # moelab journal 2 ...                 a comment naming the format
 //   <key>: <value>                          the run's identity (kind, tool, study, seed, ...)
 //   end-of-header
-//   unit <index> <payload as hex> <fnv1a64 of "unit <index> <hex>" as 16 hex digits>
-// A record whose line is incomplete or whose checksum does not match (the process died while
-// writing it) ends the journal: it and anything after it are dropped and redone.
+//   unit <index> <run id> <payload as hex> <fnv1a64 of "unit <index> <run id> <hex>" as 16 hex digits>
+// The run id is the fnv1a64 of the header (the run's identity: seed, scenario hash, trials, ...), so
+// a record copied from another run's journal is refused (exit 2), not trusted. A record whose line
+// is incomplete or whose checksum does not match (the process died while writing it) ends the
+// journal: it and anything after it are dropped and redone.
+//
+// The file is opened without following a link (a planted <output>.journal symlink is refused, its
+// target untouched), only as a regular file (a FIFO, device or directory is refused unread, exit 2),
+// and locked (flock, exclusive) while the run lasts: a second run writing the same output is refused
+// with exit 2 instead of interleaving its records.
 #pragma once
 
 #include <chrono>
@@ -22,6 +29,9 @@
 namespace moelab {
 
 using JournalIdentity = std::vector<std::pair<std::string, std::string>>;
+
+/// The largest journal file read (a journal holds one line per completed unit).
+inline constexpr std::uint64_t kMaxJournalBytes = std::uint64_t{4} << 30;
 
 class Journal {
  public:
@@ -50,10 +60,13 @@ class Journal {
   /// Fast units are synced at most this often (a crash of the machine loses at most this much;
   /// a killed process loses nothing that append returned from).
   static constexpr std::chrono::milliseconds kSyncInterval{200};
+  /// The run id written in every record (the header's fnv1a64 as 16 hex digits).
+  const std::string& run_id() const { return run_id_; }
 
  private:
   void sync();
   std::string path_;
+  std::string run_id_;
   int fd_ = -1;
   bool unsynced_ = false;
   std::chrono::steady_clock::time_point last_sync_;

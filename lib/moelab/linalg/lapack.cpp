@@ -1,4 +1,5 @@
 #include "moelab/linalg/lapack.hpp"
+#include "moelab/linalg/resize.hpp"
 
 #include <mutex>
 #include <string>
@@ -97,7 +98,7 @@ void gemm(bool trans_a, bool trans_b, Eigen::Index m, Eigen::Index n, Eigen::Ind
 
 void gram_lower(const Eigen::Ref<const Eigen::MatrixXd>& X, bool transpose, Eigen::MatrixXd& G) {
   const Eigen::Index m = transpose ? X.cols() : X.rows();
-  G.resize(m, m);
+  resize_reused(G, m, m);  // G may be a thread's reused workspace: valid after a failed allocation
 #if defined(MOELAB_HAVE_BLAS)
   const Eigen::Index k = transpose ? X.rows() : X.cols();
   init_blas();

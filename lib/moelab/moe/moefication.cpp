@@ -15,6 +15,7 @@
 #include "moelab/core/error.hpp"
 #include "moelab/moe/adamw.hpp"
 #include "moelab/moe/noisy_robustness.hpp"
+#include "moelab/scenario/input_file.hpp"
 
 namespace moelab::moe {
 
@@ -157,54 +158,69 @@ BlockPicture block_picture(const Eigen::MatrixXd& A, int blocks, std::uint64_t s
   return p;
 }
 
+namespace {
+
+/// A header cell: a name, i.e. text that is not a number and does not start like one (a digit,
+/// a sign or a point). "1e400", "1.5x" or "nan" are bad numbers, not names.
+bool is_name(const std::string& c) {
+  if (c.empty()) return false;
+  const char f = c[0];
+  if ((f >= '0' && f <= '9') || f == '+' || f == '-' || f == '.') return false;
+  char* end = nullptr;
+  (void)std::strtod(c.c_str(), &end);
+  return end != c.c_str() + c.size();
+}
+
+}  // namespace
+
 Eigen::MatrixXd read_activation_csv(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, 0, "params.activations", "cannot open the activation CSV");
+  // The checked reader of user-named files: a FIFO, a device (/dev/zero) or a directory is refused
+  // unread, and a file over the size limit is cut off while reading.
+  std::string text = read_input_file(path, kMaxActivationBytes, "an activation CSV", "params.activations");
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a UTF-8 byte-order mark (spreadsheet exports)
   std::vector<std::vector<double>> rows;
-  std::string line;
   int lineno = 0;
   std::size_t width = 0;
-  bool first_data = true;
+  bool first_line = true;
+  const auto fail = [&](int line, const std::string& why) { throw InputError(path, line, "params.activations", why); };
+  std::istringstream in(text);
+  std::string line;
   while (std::getline(in, line)) {
     ++lineno;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty() || line[0] == '#') continue;
-    std::vector<double> row;
+    std::vector<std::string> cells;
     std::stringstream ss(line);
     std::string cell;
-    bool numeric = true;
-    std::string bad;
     while (std::getline(ss, cell, ',')) {
       const auto b = cell.find_first_not_of(" \t"), e = cell.find_last_not_of(" \t");
-      const std::string c = b == std::string::npos ? std::string() : cell.substr(b, e - b + 1);
+      cells.push_back(b == std::string::npos ? std::string() : cell.substr(b, e - b + 1));
+    }
+    if (line.back() == ',') cells.emplace_back();
+    // The first line is a header when every cell is a name (by its content, not by whether it
+    // parses: a first data row with one bad cell is refused, not skipped).
+    const bool header = first_line && std::all_of(cells.begin(), cells.end(), is_name);
+    first_line = false;
+    if (header) continue;
+    std::vector<double> row;
+    for (std::size_t j = 0; j < cells.size(); ++j) {
+      const std::string& c = cells[j];
+      const std::string at = fmt::format("column {}: ", j + 1);
+      if (c.empty()) fail(lineno, at + "empty cell");
       errno = 0;
       char* end = nullptr;
       const double v = std::strtod(c.c_str(), &end);
-      if (c.empty() || end != c.c_str() + c.size() || errno == ERANGE) {
-        numeric = false;
-        bad = c;
-        break;
-      }
-      if (!std::isfinite(v)) throw InputError(path, lineno, "params.activations", fmt::format("'{}' is not a finite number", c));
+      if (end != c.c_str() + c.size()) fail(lineno, at + fmt::format("'{}' is not a number", c.substr(0, 40)));
+      if (errno == ERANGE && std::abs(v) > 1.0) fail(lineno, at + fmt::format("'{}' is out of the double range", c.substr(0, 40)));
+      if (!std::isfinite(v)) fail(lineno, at + fmt::format("'{}' is not a finite number", c.substr(0, 40)));
       row.push_back(v);
     }
-    if (!line.empty() && line.back() == ',') numeric = false, bad = "";
-    if (!numeric) {
-      if (first_data && rows.empty()) {  // a header line
-        first_data = false;
-        continue;
-      }
-      throw InputError(path, lineno, "params.activations", fmt::format("'{}' is not a number", bad));
-    }
-    first_data = false;
     if (rows.empty()) width = row.size();
-    if (row.size() != width)
-      throw InputError(path, lineno, "params.activations", fmt::format("{} columns where the first row has {}", row.size(), width));
+    if (row.size() != width) fail(lineno, fmt::format("{} columns where the first row has {}", row.size(), width));
     rows.push_back(std::move(row));
   }
   if (rows.size() < 2 || width < 2)
-    throw InputError(path, lineno, "params.activations",
-                     fmt::format("needs at least 2 rows (tokens) and 2 columns (features), got {} x {}", rows.size(), width));
+    fail(lineno, fmt::format("needs at least 2 rows (tokens) and 2 columns (features), got {} x {}", rows.size(), width));
   Eigen::MatrixXd A(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(width));
   for (std::size_t i = 0; i < rows.size(); ++i)
     for (std::size_t j = 0; j < width; ++j) A(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = rows[i][j];

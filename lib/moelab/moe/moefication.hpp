@@ -44,10 +44,15 @@ struct BlockPicture {
 };
 BlockPicture block_picture(const Eigen::MatrixXd& A, int blocks, std::uint64_t seed, int max_rows, int max_cols);
 
-/// Reads an activation matrix CSV: one token per line, one feature per column, numbers only
-/// (a first line with a non-numeric cell is a header and skipped; '#' lines are comments).
-/// InputError naming the file, the line and the reason (unreadable, ragged rows, a non-number,
-/// NaN/inf, fewer than 2 rows or columns).
+/// The largest activation CSV read (a 3000 x 3000 matrix at ~25 characters a number).
+inline constexpr std::uint64_t kMaxActivationBytes = std::uint64_t{256} << 20;
+
+/// Reads an activation matrix CSV: one token per line, one feature per column, numbers only; '#'
+/// lines are comments, a UTF-8 byte-order mark is skipped, and the first line is a header (skipped)
+/// when every cell is a name (not a number and not starting like one). Read by read_input_file
+/// (regular files only, at most kMaxActivationBytes). InputError naming the file, the line, the
+/// column and the reason (not a regular file, ragged rows, a non-number, out of range, NaN/inf,
+/// fewer than 2 rows or columns).
 Eigen::MatrixXd read_activation_csv(const std::string& path);
 
 /// A planted activation matrix (the default input of the picture): `tokens` rows, blocks x

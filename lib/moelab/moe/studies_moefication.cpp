@@ -2,6 +2,7 @@
 // moe.block_discovery (its Fig. 1 / App. B.1 picture for any activation matrix). The experiment
 // code is moefication.hpp.
 #include <cmath>
+#include <filesystem>
 #include <vector>
 
 #include <fmt/format.h>
@@ -183,6 +184,15 @@ StudyDef block_discovery_study() {
       [](const PointParams& p) {
         Point pt;
         pt.file = p.has("params.activations") ? p.text("params.activations") : std::string();
+        if (p.has("params.activations")) {
+          if (pt.file.empty())
+            p.fail("params.activations", "is empty; give a CSV path, or leave the key out for the planted matrix");
+          // Relative to the scenario file, as [model.covariance] path is (not to the working directory).
+          std::filesystem::path f(pt.file);
+          if (f.is_relative() && !p.view().file().empty() && p.view().file().front() != '<')
+            f = std::filesystem::path(p.view().file()).parent_path() / f;
+          pt.file = f.lexically_normal().string();
+        }
         pt.blocks = p.small("params.blocks");
         pt.tokens = p.small("params.tokens");
         pt.block_features = p.small("params.block_features");

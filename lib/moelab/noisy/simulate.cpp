@@ -1,4 +1,5 @@
 #include "moelab/noisy/simulate.hpp"
+#include "moelab/linalg/resize.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -176,8 +177,9 @@ void draw_training_set(const Model& m, int n, Allocation a, std::uint64_t seed, 
   t.count = allocate_samples(m, n, a, seed, trial);
   t.expert.clear();
   for (int i = 0; i < m.k(); ++i) t.expert.insert(t.expert.end(), static_cast<std::size_t>(t.count[static_cast<std::size_t>(i)]), i);
-  t.xbar.resize(n, d);  // keeps the storage when the size is unchanged (a reused TrainingSet)
-  t.y.resize(n);
+  // Keeps the storage when the size is unchanged (a reused TrainingSet); valid after a bad_alloc.
+  resize_reused(t.xbar, n, d);
+  resize_reused(t.y, n);
   const double scale = std::sqrt(m.sigma2);
   const RandomStream noise(seed, StreamTag::design_noise, trial);
   const RandomStream signal(seed, StreamTag::design_signal, trial);

@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -41,6 +42,7 @@ RngKey point_key(std::uint64_t seed, const std::string& study, const SweepPoint&
 
 double machine_memory_bytes() {
   double bytes = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGESIZE));
+  if (!(bytes > 0)) bytes = 1e18;
   // A container's limit (cgroup v2, then v1) is what the process can really get.
   for (const char* f : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
     std::ifstream in(f);
@@ -55,7 +57,24 @@ double machine_memory_bytes() {
     if (key == "MemAvailable:" && meminfo >> kb && kb > 0) bytes = std::min(bytes, 1024.0 * kb);
     meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
   }
-  return bytes > 0 ? bytes : 1e18;
+  // The process's own limits (ulimit -v / -d, a batch system's address-space limit): what is left
+  // under them, beyond what the process already maps (RLIMIT_AS: its address space; RLIMIT_DATA: its
+  // data segment and private mappings, counted as VmData).
+  const auto status_kb = [](const char* key) {
+    std::ifstream st("/proc/self/status");
+    for (std::string k; st >> k;) {
+      double kb = 0;
+      if (k == key && st >> kb) return kb;
+      st.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+    }
+    return 0.0;
+  };
+  for (const auto& [resource, key] : {std::pair{RLIMIT_AS, "VmSize:"}, std::pair{RLIMIT_DATA, "VmData:"}}) {
+    rlimit rl{};
+    if (::getrlimit(resource, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+      bytes = std::min(bytes, std::max(0.0, static_cast<double>(rl.rlim_cur) - 1024.0 * status_kb(key)));
+  }
+  return bytes > 0 ? bytes : 1.0;
 }
 
 std::string format_bytes(double b) {
@@ -250,7 +269,8 @@ CsvTable run_scenario(const StudyDef& study, const Scenario& sc, const McBudget&
     thread_scope.emplace(budget.threads);
     const double limit = budget.max_memory > 0 ? budget.max_memory : machine_memory_bytes();
     const char* limit_name = budget.max_memory > 0 ? "the limit set by --max-memory / [monte_carlo] max_memory"
-                                                   : "this machine's memory";
+                                                   : "the memory this process can get (the machine's, a cgroup "
+                                                     "limit, ulimit -v / -d)";
     RunEstimate est;
     double n_points = 1;
     for (const auto& axis : sc.axes) n_points *= static_cast<double>(axis.values.size());

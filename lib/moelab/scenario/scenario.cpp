@@ -25,6 +25,9 @@ const std::vector<std::string> kReservedKeys = {"study", "title", "monte_carlo",
 // A sweep with more points than this is almost certainly a typo (e.g. steps = 1e6 on three axes).
 constexpr double kMaxSweepPoints = 1e7;
 
+// The deepest key a scenario may have (parts of a dotted key or header; the deepest shipped one has 3).
+constexpr int kMaxKeyDepth = 64;
+
 
 /// The key as it would be written inside [sweep]: sweep."params.n".
 std::string sweep_key_display(const std::string& key) {
@@ -159,7 +162,50 @@ std::vector<SweepPoint> Scenario::points() const {
   return out;
 }
 
+namespace {
+
+/// Refuses keys nested deeper than kMaxKeyDepth before toml++ sees the text: a header with ~50,000
+/// dotted parts ([a.a.a...]) makes as many nested tables, and the parser and the tables' destructors
+/// recurse once per level (a stack overflow). Counts the dots of every key outside strings and
+/// comments (a dotted key's parts; a value such as 1.5 or a time has at most two).
+void check_key_depth(const std::string& text, const std::string& path) {
+  int line = 1, dots = 0;
+  std::size_t i = 0;
+  const std::size_t n = text.size();
+  const auto starts = [&](const char* q) { return text.compare(i, std::char_traits<char>::length(q), q) == 0; };
+  while (i < n) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line, dots = 0, ++i;
+    } else if (c == '#') {
+      while (i < n && text[i] != '\n') ++i;
+    } else if (starts("\"\"\"") || starts("'''")) {
+      const std::string close = text.substr(i, 3);
+      i += 3;
+      while (i < n && !starts(close.c_str())) {
+        if (close[0] == '"' && text[i] == '\\') ++i;
+        else if (text[i] == '\n') ++line;
+        ++i;
+      }
+      i += 3;
+    } else if (c == '"' || c == '\'') {
+      for (++i; i < n && text[i] != c && text[i] != '\n'; ++i)
+        if (c == '"' && text[i] == '\\') ++i;
+      if (i < n && text[i] == c) ++i;
+    } else {
+      if (c == '.' && ++dots >= kMaxKeyDepth)
+        throw InputError(path, line, "", fmt::format("a key nested deeper than {} levels (a dotted key or table header "
+                                                     "with {} or more parts); scenarios need a few", kMaxKeyDepth, kMaxKeyDepth + 1));
+      if (c == '=' || c == '[' || c == ']' || c == '{' || c == '}' || c == ',') dots = 0;
+      ++i;
+    }
+  }
+}
+
+}  // namespace
+
 Scenario parse_scenario(const std::string& text, const std::string& path) {
+  check_key_depth(text, path);
   toml::table doc;
   try {
     doc = toml::parse(text, std::string_view(path));

@@ -127,6 +127,7 @@ double MarchenkoPastur::upper_edge() const {
 double MarchenkoPastur::atom() const { return c_ > 1.0 ? 1.0 - 1.0 / c_ : 0.0; }
 
 double MarchenkoPastur::density(double x) const {
+  if (std::isnan(x)) return x;  // NaN in, NaN out (every comparison below is false for NaN: it gave 0)
   if (use_angular(c_)) {
     // Far from c = 1: f = sqrt((t - a)(b - t)) / (2 pi c t) / sigma2 with cancellation-free distances.
     const EdgeDistances d = edge_distances(c_, sigma2_, x);
@@ -143,6 +144,7 @@ double MarchenkoPastur::density(double x) const {
 }
 
 double MarchenkoPastur::cdf(double x) const {
+  if (std::isnan(x)) return x;
   if (use_angular(c_)) {
     if (x < 0.0) return 0.0;
     const EdgeDistances d = edge_distances(c_, sigma2_, x);

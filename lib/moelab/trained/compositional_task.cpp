@@ -27,14 +27,50 @@ CompositionalTask::CompositionalTask(int R, int V, int M, int rows, double ood_f
     const int t = idx[static_cast<std::size_t>(i)];
     rules_.push_back({t / (V * V), (t / V) % V, t % V});
   }
+  // The split of R^M tuples is a Philox draw per tuple; with few tuples (R = 2, M = 2: 4) it can put
+  // all of them on one side (seeds 1, 2, 5 at the default fraction), and then no problem of the
+  // empty side can be drawn. Enumerated up to 2^20 tuples: a one-sided split moves the tuple nearest
+  // the threshold across, so both sides are non-empty; a split it leaves two-sided is unchanged.
+  const double tuples = std::pow(static_cast<double>(R), M);
+  if (M > 1 && ood_fraction > 0.0 && tuples <= static_cast<double>(1 << 20)) {
+    const auto total = static_cast<std::uint64_t>(tuples);
+    std::uint64_t ood = 0, lowest = 0, highest = 0;
+    double lo = 2.0, hi = -1.0;
+    for (std::uint64_t i = 0; i < total; ++i) {
+      const double u = RandomStream(split_seed_, StreamTag::moe_shuffle, i).uniform(0);
+      ood += u < ood_fraction;
+      if (u < lo) lo = u, lowest = i;
+      if (u > hi) hi = u, highest = i;
+    }
+    if (ood == 0) flipped_ = lowest, ood = 1;
+    else if (ood == total) flipped_ = highest, ood = total - 1;
+    ood_count_ = static_cast<std::int64_t>(ood);
+    // A side holding under 1 in 10^4 of the tuples is sampled from its list (rejection would need
+    // ~10^4 attempts per problem); other sides keep rejection sampling, so their bytes are unchanged.
+    for (int side = 0; side < 2; ++side) {
+      const std::uint64_t count = side ? ood : total - ood;
+      if (static_cast<double>(count) >= 1e-4 * static_cast<double>(total)) continue;
+      for (std::uint64_t i = 0; i < total; ++i)
+        if ((natural_ood(i) != (i == flipped_)) == (side == 1)) rare_side_[side].push_back(i);
+    }
+  }
+}
+
+std::uint64_t CompositionalTask::index_of(const std::vector<int>& c) const {
+  std::uint64_t index = 0;
+  for (int r : c) index = index * static_cast<std::uint64_t>(R_) + static_cast<std::uint64_t>(r);
+  return index;
+}
+
+bool CompositionalTask::natural_ood(std::uint64_t index) const {
+  const RandomStream rs(split_seed_, StreamTag::moe_shuffle, index);
+  return rs.uniform(0) < ood_fraction_;
 }
 
 bool CompositionalTask::is_ood(const std::vector<int>& c) const {
   if (M_ == 1) return false;
-  std::uint64_t index = 0;
-  for (int r : c) index = index * static_cast<std::uint64_t>(R_) + static_cast<std::uint64_t>(r);
-  const RandomStream rs(split_seed_, StreamTag::moe_shuffle, index);
-  return rs.uniform(0) < ood_fraction_;
+  const std::uint64_t index = index_of(c);
+  return natural_ood(index) != (index == flipped_);
 }
 
 CompositionalTask::Problem CompositionalTask::sample(std::uint64_t seed, StreamTag tag, std::uint64_t index, bool ood) const {
@@ -43,8 +79,17 @@ CompositionalTask::Problem CompositionalTask::sample(std::uint64_t seed, StreamT
   std::uint64_t j = 0;
   Problem p;
   p.combination.resize(static_cast<std::size_t>(M_));
+  const auto& rare = rare_side_[ood ? 1 : 0];
+  if (!rare.empty()) {
+    // A rare side: one of its tuples, uniformly.
+    std::uint64_t index = rare[std::min(rare.size() - 1, static_cast<std::size_t>(rs.uniform(j++) * static_cast<double>(rare.size())))];
+    for (int f = M_ - 1; f >= 0; --f) {
+      p.combination[static_cast<std::size_t>(f)] = static_cast<int>(index % static_cast<std::uint64_t>(R_));
+      index /= static_cast<std::uint64_t>(R_);
+    }
+  }
   // Rejection: P(accept) >= min(ood_fraction, 1 - ood_fraction) up to the split's sampling noise.
-  for (int attempt = 0;; ++attempt) {
+  for (int attempt = 0; rare.empty(); ++attempt) {
     MOELAB_EXPECT(attempt < 100000, "CompositionalTask: no combination on the requested side of the split");
     for (int f = 0; f < M_; ++f)
       p.combination[static_cast<std::size_t>(f)] = std::min(R_ - 1, static_cast<int>(rs.uniform(j++) * R_));

@@ -56,8 +56,12 @@ class CompositionalTask {
   int input_dim() const { return M_ * panels() * V_; }
   const std::vector<Rule>& rules() const { return rules_; }
 
-  /// True when the rule tuple is held out (never for M = 1).
+  /// True when the rule tuple is held out (never for M = 1). When R^M is small the split is
+  /// enumerated at construction and made two-sided: if the draw put every tuple on one side, the
+  /// tuple whose uniform is nearest the threshold is moved to the other (ood_fraction > 0, M > 1).
   bool is_ood(const std::vector<int>& combination) const;
+  /// Number of tuples on the OOD side (-1 when R^M is too large to enumerate, over 2^20).
+  std::int64_t ood_count() const { return ood_count_; }
 
   /// A sample: the rule tuple, the values of every panel (panels() + 1 per feature, the last is the
   /// answer), feature-major: values[j * (panels() + 1) + p].
@@ -88,6 +92,12 @@ class CompositionalTask {
   double ood_fraction_;
   std::uint64_t split_seed_;
   std::vector<Rule> rules_;
+  std::uint64_t flipped_ = ~std::uint64_t{0};  // the tuple index moved across a one-sided split
+  std::int64_t ood_count_ = -1;
+  // The tuples of a side that rejection sampling would hit too rarely (under 1 in 10^4), by index.
+  std::vector<std::uint64_t> rare_side_[2];
+  bool natural_ood(std::uint64_t index) const;
+  std::uint64_t index_of(const std::vector<int>& combination) const;
 };
 
 struct CompositionalSpec {

@@ -1,5 +1,7 @@
 #include "moelab/trained/fit_moe.hpp"
 
+#include "moelab/core/interrupt.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -55,6 +57,8 @@ std::vector<double> fit_loop(Model& model, const Mat& X, const FitConfig& cfg,
       losses.push_back(loss(cols, Yb, dY));
       moe::backward(model, cache, dY, grad);
       moe::adamw_update(model.params(), grad, state, opt);
+      // SIGINT/SIGTERM stop a long fit within a few steps, not at its end.
+      if (losses.size() % static_cast<std::size_t>(kPollSteps) == 0) check_interrupted();
     }
   }
   return losses;

@@ -23,6 +23,10 @@ namespace moelab::trained {
 using Model = moe::MoeModel<double>;
 using Mat = Eigen::MatrixXd;
 
+/// Training loops poll for SIGINT/SIGTERM (core/interrupt.hpp) every this many optimizer steps: a
+/// step of the shipped sizes takes well under 10 ms, so a run stops within a second of the signal.
+inline constexpr std::int64_t kPollSteps = 16;
+
 struct FitConfig {
   std::int64_t steps = 1000;  // optimizer steps (the cosine runs over all of them)
   std::int64_t batch = 64;    // samples per step (capped at n)

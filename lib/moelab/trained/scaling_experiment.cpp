@@ -8,6 +8,7 @@
 #include "moelab/core/error.hpp"
 #include "moelab/core/stats.hpp"
 #include "moelab/moe/teacher_student.hpp"
+#include "moelab/core/interrupt.hpp"
 #include "moelab/trained/fit_moe.hpp"
 
 namespace moelab::trained {
@@ -81,7 +82,13 @@ ScalingRun run_scaling_trial(const ScalingSpec& spec, const RngKey& key, std::in
   r.init_nmse = ts.test_nmse();
   const Mat X = moe::gaussian_inputs<double>(spec.d, spec.test_size, cfg.data_seed, StreamTag::moe_test_data, 0);
   r.initial = routing_usage(router_masks(ts.student(), X));
-  ts.train_until(cfg.steps);
+  // In chunks of kPollSteps, polling for SIGINT/SIGTERM between them: a paper-size training run
+  // takes hours, and the signal must stop it within a second (the same steps, so the same bytes).
+  for (std::int64_t s = ts.step(); s < cfg.steps;) {
+    s = std::min(cfg.steps, s + kPollSteps);
+    ts.train_until(s);
+    check_interrupted();
+  }
   r.nmse = ts.test_nmse();
   r.trained = routing_usage(router_masks(ts.student(), X));
   return r;
@@ -103,8 +110,22 @@ PowerFit fit_power_law(const std::vector<double>& x, const std::vector<double>& 
     const double rel = se[i] > 0.0 ? se[i] / mean[i] : min_rel;  // Var(log mean) ~ (se/mean)^2 (delta method)
     wt[i] = 1.0 / (rel * rel);
   }
-  const WlsFit f = weighted_least_squares({one, lx}, ly, wt);
   PowerFit p;
+  if (n == 2) {
+    // Two values (the documented minimum): the line through both points is the fit, exactly; the
+    // weighted least squares needs more points than coefficients. Its standard error by the delta
+    // method, Var(slope) = (Var log m_0 + Var log m_1) / (log x_1 - log x_0)^2; no residual, so no chi2.
+    const double dx = lx[1] - lx[0];
+    MOELAB_EXPECT(dx != 0.0, "fit_power_law: the two x values are equal");
+    const double slope = (ly[1] - ly[0]) / dx;
+    p.exponent = -slope;
+    p.intercept = ly[0] - slope * lx[0];
+    p.se = std::sqrt(1.0 / wt[0] + 1.0 / wt[1]) / std::abs(dx);
+    p.chi2_dof = std::numeric_limits<double>::quiet_NaN();
+    p.se_scaled = p.se;
+    return p;
+  }
+  const WlsFit f = weighted_least_squares({one, lx}, ly, wt);
   p.intercept = f.coef[0];
   p.exponent = -f.coef[1];
   p.se = f.se[1];

@@ -226,6 +226,13 @@ StudyDef compositional_study() {
         if (s.R > s.V * s.V * s.V) p.fail("params.R", fmt::format("R = {} exceeds the V^3 = {} affine rules", s.R, s.V * s.V * s.V));
         if (s.M > 1 && s.ood_fraction > 0.0 && std::pow(static_cast<double>(s.R), s.M) < 4.0)
           p.fail("params.R", "fewer than 4 rule combinations: nothing to split into ID and OOD");
+        // Over 2^20 tuples the split is not enumerated (compositional_task.cpp) and problems of a side
+        // are found by rejection: a side under 1e-4 of the tuples would take ~10^4 draws per problem.
+        if (s.M > 1 && s.ood_fraction > 0.0 && std::pow(static_cast<double>(s.R), s.M) > static_cast<double>(1 << 20) &&
+            (s.ood_fraction < 1e-4 || s.ood_fraction > 1.0 - 1e-4))
+          p.fail("params.ood_fraction", fmt::format("{} holds out too few (or too many) of the R^M = {:g} rule combinations to "
+                                                    "sample both sides; use 0 (no OOD split) or a value in [1e-4, 1 - 1e-4]",
+                                                    s.ood_fraction, std::pow(static_cast<double>(s.R), s.M)));
         for (auto k : p.integer_list("params.k_list")) {
           if (k < 1 || k > s.T) p.fail("params.k_list", fmt::format("k = {} outside 1..T = {}", k, s.T));
           pt.ks.push_back(static_cast<int>(k));
@@ -392,6 +399,10 @@ StudyDef scaling_study() {
           const std::int64_t hi = pt.axis == ScalingAxis::data ? (1 << 24) : (pt.axis == ScalingAxis::experts ? 64 : (1 << 14));
           if (v < lo || v > hi) p.fail(key, fmt::format("value {} outside {}..{}", v, lo, hi));
         }
+        // The fit needs distinct regressors: a repeated value is refused now, not after the training.
+        for (std::size_t i = 0; i < pt.values.size(); ++i)
+          for (std::size_t j = 0; j < i; ++j)
+            if (pt.values[i] == pt.values[j]) p.fail(key, fmt::format("value {} is given twice; give distinct values", pt.values[i]));
         if (pt.axis != ScalingAxis::experts && s.k > s.E) p.fail("params.k", "k exceeds E");
         return pt;
       },
