@@ -148,7 +148,7 @@ TEST_CASE("activation CSV: a FIFO, a device or a directory is refused unread, na
   std::filesystem::remove("moe_test_dir.csv");
 }
 
-TEST_CASE("moe.block_discovery: activations = \"\" is refused; a relative path is relative to the scenario file",
+TEST_CASE("moe.block_discovery: an empty activations path is refused, and a relative one is relative to the scenario file",
           "[moe][moefication][hardening]") {
   const auto& s = study("moe.block_discovery");
   const auto e = test::expect_input_error([&] { (void)run_study_text(s, "[params]\nactivations = \"\"\n", budget(1)); });
