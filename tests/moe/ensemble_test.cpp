@@ -4,7 +4,9 @@
 // share data; and the study path (moe.teacher_student through StudyDef::run_points): the rows of the
 // batched run equal the point-by-point run, for 1 and 2 threads, and a run resumed from a partial
 // journal gives the same CSV.
+#include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -334,6 +336,36 @@ TEST_CASE("moe.teacher_student resumed from a partial journal gives the uninterr
   }
   opts.resume = true;
   CHECK(run_scenario(ts_study(), sc, sweep_budget(2), opts).to_string() == reference);
+  // The same partial journal resumed under 1 thread (the journal does not record the thread count).
+  std::ofstream(jp, std::ios::binary | std::ios::trunc) << partial;
   CHECK(run_scenario(ts_study(), sc, sweep_budget(1), opts).to_string() == reference);
   Journal::remove(jp.string());
+}
+
+// Timing (hidden, not in `make test`): one quick-Fig. 2 run pair (teacher 16e8a, student 8e4a,
+// d = 32, kw = 32, k'w' = 40, batch 256, lr {1e-2, 1e-3}) trained one learning rate after the other
+// (each with its own data, as before the ensemble) and as one data group; CPU seconds of each.
+TEST_CASE("timing: a learning-rate pair alone vs as one data group", "[.][ensemble_timing]") {
+  TrainConfig c;
+  c.teacher.m = 16, c.teacher.k = 8, c.teacher.w = 4, c.teacher.d = 32, c.teacher.d_out = 32;
+  c.student.m = 8, c.student.k = 4, c.student.w = 10, c.student.d = 32, c.student.d_out = 32;
+  c.steps = 1000, c.batch = 256, c.test_size = 8192;
+  TrainConfig c2 = c;
+  c2.opt.lr = 1e-3;
+  c.opt.lr = 1e-2;
+  set_num_threads(1);
+  const auto cpu = [] { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; };
+  double t0 = cpu();
+  for (const auto& cfg : {c, c2}) {
+    TeacherStudent<float> ts(cfg);
+    ts.train_until(cfg.steps);
+  }
+  const double apart = cpu() - t0;
+  t0 = cpu();
+  Ensemble<float> ens({c, c2});
+  ens.train_until(c.steps);
+  const double grouped = cpu() - t0;
+  set_num_threads(0);
+  std::printf("2 x %lld steps: one after another %.3f s, one data group %.3f s (CPU)\n", static_cast<long long>(c.steps), apart, grouped);
+  CHECK(grouped > 0.0);
 }

@@ -11,6 +11,7 @@
 #include "moelab/core/error.hpp"
 #include "moelab/core/parallel.hpp"
 #include "moelab/linalg/lapack.hpp"
+#include "moelab/moe/detail/moe_layer_hd.hpp"
 
 namespace moelab::moe {
 
@@ -164,28 +165,21 @@ void route(const MoeModel<S>& model, const typename MoeModel<S>::Mat& X, const s
     c.logits.resize(m, n);
     gemm(model.router_w(model.params()), false, X, false, c.logits);
     if (s.router_bias) c.logits.colwise() += model.router_b(model.params());
+    // Top-k by insertion and the softmax over the selected logits (moe_layer_hd.hpp's route_sample,
+    // the device's code): the order of a partial_sort with ties to the lower index, the same
+    // arithmetic, without sorting an index array per input.
+    const hd::Weights wt = s.weighting == Weighting::equal ? hd::Weights::equal : hd::Weights::softmax;
     for_each_index(static_cast<std::size_t>((n + 255) / 256), 4.0 * n * m, [&](std::size_t chunk) {
-      std::vector<int> idx(static_cast<std::size_t>(m));
       const int i0 = static_cast<int>(chunk) * 256, i1 = std::min(n, i0 + 256);
       for (int i = i0; i < i1; ++i) {
-        const S* z = c.logits.data() + static_cast<std::int64_t>(i) * m;
-        std::iota(idx.begin(), idx.end(), 0);
-        std::partial_sort(idx.begin(), idx.begin() + k, idx.end(), [z](int a, int b) { return z[a] > z[b] || (z[a] == z[b] && a < b); });
         const std::size_t base = static_cast<std::size_t>(i) * k;
-        for (int r = 0; r < k; ++r) c.slot_expert[base + r] = idx[static_cast<std::size_t>(r)];
-        if (s.weighting == Weighting::equal) {
-          for (int r = 0; r < k; ++r) c.slot_weight[base + r] = S(1) / S(k);
-        } else {  // softmax over the selected logits; z[idx[0]] is their maximum
-          const S top = z[idx[0]];
-          S sum = 0;
-          for (int r = 0; r < k; ++r) sum += (c.slot_weight[base + r] = std::exp(z[idx[static_cast<std::size_t>(r)]] - top));
-          for (int r = 0; r < k; ++r) c.slot_weight[base + r] /= sum;
-        }
+        hd::route_sample(c.logits.data() + static_cast<std::int64_t>(i) * m, m, k, wt, c.slot_expert.data() + base, c.slot_weight.data() + base);
       }
     });
   }
   // Groups in input order (serial: defines the columns of every expert's GEMM).
-  c.members.assign(static_cast<std::size_t>(m), {});
+  c.members.resize(static_cast<std::size_t>(m));
+  for (auto& g : c.members) g.clear();  // keeps each group's capacity from step to step
   for (std::size_t slot = 0; slot < c.slot_expert.size(); ++slot) {
     auto& g = c.members[static_cast<std::size_t>(c.slot_expert[slot])];
     c.slot_position[slot] = static_cast<int>(g.size());

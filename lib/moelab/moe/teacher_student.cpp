@@ -114,7 +114,7 @@ template <class S>
 void TeacherData<S>::batch_for_step(std::int64_t t, Mat& X, Mat& T) const {
   if (cfg_.train_size == 0) {
     X = gaussian_inputs<S>(cfg_.teacher.d, cfg_.batch, cfg_.data_seed, StreamTag::moe_train_data, static_cast<std::uint64_t>(t));
-    T = evaluate(teacher_, X);
+    forward(teacher_, X, nullptr, cache_, T);  // evaluate()'s bytes, in the kept workspace
     return;
   }
   // Epoch e visits the training set in the order of a Fisher-Yates shuffle drawn from (moe_shuffle, e);

@@ -78,6 +78,10 @@ class TeacherData {
   Mat train_x_, train_t_;  // fixed training set (empty online)
   mutable std::int64_t order_epoch_ = -1;  // the epoch whose order is cached
   mutable std::vector<std::int64_t> order_;
+  // The teacher's forward workspace, kept from step to step: a fresh one per step (evaluate) cost a
+  // third of a quick-Fig. 2 run's CPU time in page faults (glibc returning the freed heap top to the
+  // kernel and faulting it back in, zeroed, the next step; measured with perf).
+  mutable ForwardCache<S> cache_;
 };
 
 template <class S>
