@@ -20,6 +20,7 @@
 #include "moelab/core/journal.hpp"
 #include "moelab/core/parallel.hpp"
 #include "moelab/moe/ensemble.hpp"
+#include "moelab/moe/granularity_experiment.hpp"
 #include "moelab/scenario/runner.hpp"
 #include "moelab/scenario/study.hpp"
 
@@ -368,4 +369,35 @@ TEST_CASE("timing: a learning-rate pair alone vs as one data group", "[.][ensemb
   set_num_threads(0);
   std::printf("2 x %lld steps: one after another %.3f s, one data group %.3f s (CPU)\n", static_cast<long long>(c.steps), apart, grouped);
   CHECK(grouped > 0.0);
+}
+
+TEST_CASE("the ensemble's memory is counted per learning rate and an oversized run is refused before any work", "[moe][ensemble][study]") {
+  GranularitySpec one;
+  one.teacher = granularity_shape(4, 2, 8, 8, false);
+  one.student = granularity_shape(6, 3, 12, 8, false);
+  one.learning_rates = {1e-2};
+  one.samples = 4096, one.batch = 64, one.test_size = 512;
+  GranularitySpec two = one;
+  two.learning_rates = {1e-2, 1e-3};
+  // A second learning rate adds a student (4 x its parameters), its loss history and its step
+  // workspace, but no second teacher or test set.
+  const double s1 = granularity_job_bytes(one), s2 = granularity_job_bytes(two);
+  CHECK(s2 > s1);
+  CHECK(s2 < 2.0 * s1);
+  const double f1 = granularity_job_flops(one), f2 = granularity_job_flops(two);
+  CHECK(f2 > f1);
+  CHECK(f2 < 2.0 * f1);  // the teacher's forward is counted once per trial
+  // 10 kB is less than one trial's test set (256 x 8 inputs and targets): refused at validation,
+  // before the journal (created after the estimate) exists.
+  const Scenario sc = parse_scenario(kSweep, "<ensemble>");
+  McBudget b = sweep_budget(2);
+  b.max_memory = 1e4;
+  const fs::path jp = temp_prefix("refused") + "run.journal";
+  try {
+    (void)run_scenario(ts_study(), sc, b, RunOptions{jp.string(), false});
+    FAIL("a run over the memory limit was not refused");
+  } catch (const InputError& e) {
+    CHECK(e.key() == "monte_carlo.max_memory");
+  }
+  CHECK_FALSE(fs::exists(jp));
 }
