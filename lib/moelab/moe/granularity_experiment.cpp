@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
+#include <numeric>
 
 #include "moelab/core/error.hpp"
+#include "moelab/core/parallel.hpp"
+#include "moelab/moe/ensemble.hpp"
 #include "moelab/moe/teacher_student_cuda.hpp"
 
 namespace moelab::moe {
@@ -23,8 +27,7 @@ MoeShape granularity_shape(int m, int k, int active_neurons, int d, bool router_
 
 namespace {
 
-template <class S>
-GranularityRun run_typed(const GranularitySpec& spec, const RngKey& key, std::int64_t trial) {
+TrainConfig job_config(const GranularitySpec& spec, const RngKey& key, std::int64_t trial, double lr) {
   TrainConfig cfg;
   cfg.teacher = spec.teacher;
   cfg.student = spec.student;
@@ -36,32 +39,120 @@ GranularityRun run_typed(const GranularitySpec& spec, const RngKey& key, std::in
   cfg.train_size = spec.train_size;
   cfg.test_size = spec.test_size;
   cfg.opt.weight_decay = spec.weight_decay;
+  cfg.opt.lr = lr;
+  return cfg;
+}
+
+/// The best over learning rates, in the order given (a later rate must be strictly better).
+struct BestOf {
   GranularityRun best;
-  best.best_nmse = std::numeric_limits<double>::infinity();
-  for (double lr : spec.learning_rates) {
-    cfg.opt.lr = lr;
-    const auto once = [&](auto& ts) {
-      best.init_nmse = ts.test_nmse();  // same student seed for every lr
-      ts.train_until(cfg.steps);
-      const double e = ts.test_nmse();
-      if (e < best.best_nmse) best.best_nmse = e, best.best_lr = lr, best.final_train_loss = ts.losses().back();
-    };
-    if (spec.backend == Backend::cuda) {
-      TeacherStudentCuda<S> ts(cfg);  // the device trainer (experimental; issue 18 W4)
-      once(ts);
-    } else {
-      TeacherStudent<S> ts(cfg);
-      once(ts);
-    }
+  BestOf() { best.best_nmse = std::numeric_limits<double>::infinity(); }
+  void add(double lr, double init, double final_nmse, double last_loss) {
+    best.init_nmse = init;  // the same student seed for every lr
+    if (final_nmse < best.best_nmse) best.best_nmse = final_nmse, best.best_lr = lr, best.final_train_loss = last_loss;
   }
-  return best;
+};
+
+template <class S>
+GranularityRun run_cuda(const GranularitySpec& spec, const RngKey& key, std::int64_t trial) {
+  BestOf best;
+  for (double lr : spec.learning_rates) {
+    const TrainConfig cfg = job_config(spec, key, trial, lr);
+    TeacherStudentCuda<S> ts(cfg);  // the device trainer (experimental; issue 18 W4)
+    const double init = ts.test_nmse();
+    ts.train_until(cfg.steps);
+    best.add(lr, init, ts.test_nmse(), ts.losses().back());
+  }
+  return best.best;
+}
+
+/// One job on the CPU: its learning rates as one data group (moe/ensemble.hpp), stepped together.
+template <class S>
+GranularityRun run_group(const GranularitySpec& spec, const RngKey& key, std::int64_t trial) {
+  const auto data = std::make_shared<const TeacherData<S>>(job_config(spec, key, trial, spec.learning_rates.front()));
+  std::vector<std::unique_ptr<TeacherStudent<S>>> runs;
+  std::vector<TeacherStudent<S>*> ptrs;
+  std::vector<double> init;
+  for (double lr : spec.learning_rates) {
+    runs.push_back(std::make_unique<TeacherStudent<S>>(job_config(spec, key, trial, lr), data));
+    ptrs.push_back(runs.back().get());
+    init.push_back(runs.back()->test_nmse());
+  }
+  step_group<S>(*data, std::span<TeacherStudent<S>* const>(ptrs), spec.steps());
+  BestOf best;
+  for (std::size_t i = 0; i < runs.size(); ++i) best.add(spec.learning_rates[i], init[i], runs[i]->test_nmse(), runs[i]->losses().back());
+  return best.best;
+}
+
+GranularityRun run_job(const GranularitySpec& spec, const RngKey& key, std::int64_t trial) {
+  MOELAB_EXPECT(!spec.learning_rates.empty(), "run_granularity_trial: no learning rate");
+  const bool f32 = spec.precision == Precision::float32;
+  if (spec.backend == Backend::cuda) return f32 ? run_cuda<float>(spec, key, trial) : run_cuda<double>(spec, key, trial);
+  return f32 ? run_group<float>(spec, key, trial) : run_group<double>(spec, key, trial);
 }
 
 }  // namespace
 
 GranularityRun run_granularity_trial(const GranularitySpec& spec, const RngKey& key, std::int64_t trial) {
-  MOELAB_EXPECT(!spec.learning_rates.empty(), "run_granularity_trial: no learning rate");
-  return spec.precision == Precision::float32 ? run_typed<float>(spec, key, trial) : run_typed<double>(spec, key, trial);
+  return run_job(spec, key, trial);
+}
+
+double granularity_job_flops(const GranularitySpec& spec) {
+  // Per step: every learning rate's student forward + backward (6 flops per active parameter and
+  // sample), the teacher's forward once for the group (2); the test set through the teacher once and
+  // through each student twice (before and after training).
+  const double steps = static_cast<double>(spec.steps()), batch = static_cast<double>(spec.batch);
+  const double lrs = static_cast<double>(spec.learning_rates.size()), test = static_cast<double>(spec.test_size);
+  const double act_t = static_cast<double>(active_parameter_count(spec.teacher));
+  const double act_s = static_cast<double>(active_parameter_count(spec.student));
+  return steps * batch * (6.0 * lrs * act_s + 2.0 * act_t) + 2.0 * test * (act_t + 2.0 * lrs * act_s);
+}
+
+double granularity_job_bytes(const GranularitySpec& sp) {
+  // Teacher parameters, test inputs and targets (d x test_samples each, drawn through a double
+  // buffer), a fixed training set likewise with its shuffle order; per learning rate the student's
+  // parameters, gradient and AdamW moments (4x), its loss history (one double per step, grown by
+  // doubling) and its step workspace: the forward cache of a batch (per input k slots of d inputs, w
+  // pre-activations and activations and d outputs, the m routing logits, the batch input), Y and
+  // dY; the batch (X, T) and the evaluation of a 4096-sample chunk once for the group.
+  const double S = sp.precision == Precision::float64 ? 8.0 : 4.0, d = sp.teacher.d;
+  const double test = static_cast<double>(sp.test_size), train = static_cast<double>(sp.train_size);
+  const double steps = static_cast<double>(sp.steps()), batch = static_cast<double>(sp.batch);
+  const double lrs = static_cast<double>(sp.learning_rates.size());
+  const auto cache = [&](const MoeShape& sh, double n) {
+    return n * (sh.k * (sh.d + 2.0 * sh.w + sh.d_out) + sh.m + sh.d + 4.0 * sh.d_out) * S + n * sh.k * 12.0;
+  };
+  const double inputs = (8.0 + 2.0 * S) * d * test + (train > 0 ? (8.0 + 2.0 * S) * d * train + 8.0 * train : 0.0);
+  const double per_lr = S * 4.0 * static_cast<double>(parameter_count(sp.student)) + 16.0 * steps + cache(sp.student, batch);
+  return S * static_cast<double>(parameter_count(sp.teacher)) + inputs + lrs * per_lr + 2.0 * S * d * batch +
+         std::max(cache(sp.student, 4096.0), cache(sp.teacher, std::max(batch, 4096.0)));
+}
+
+std::vector<GranularityRun> run_granularity_ensemble(std::span<const GranularityJob> jobs,
+                                                     const std::function<void(std::size_t, const GranularityRun&)>& done) {
+  std::vector<GranularityRun> out(jobs.size());
+  std::vector<std::size_t> cpu, cuda;
+  for (std::size_t j = 0; j < jobs.size(); ++j) (jobs[j].spec->backend == Backend::cuda ? cuda : cpu).push_back(j);
+  // Largest first (dynamic schedule), so that the last group to finish is a small one.
+  std::stable_sort(cpu.begin(), cpu.end(),
+                   [&](std::size_t a, std::size_t b) { return granularity_job_flops(*jobs[a].spec) > granularity_job_flops(*jobs[b].spec); });
+  std::mutex lock;
+  const auto body = [&](std::size_t i) {
+    const std::size_t j = cpu[i];
+    out[j] = run_job(*jobs[j].spec, jobs[j].key, jobs[j].trial);
+    const std::lock_guard<std::mutex> hold(lock);
+    done(j, out[j]);
+  };
+  // One group: the products parallelise inside the run instead (moe_model.cpp's expert loops).
+  if (cpu.size() > 1 && num_threads() > 1)
+    parallel_for(cpu.size(), body);
+  else
+    for (std::size_t i = 0; i < cpu.size(); ++i) body(i);
+  for (std::size_t j : cuda) {
+    out[j] = run_job(*jobs[j].spec, jobs[j].key, jobs[j].trial);
+    done(j, out[j]);
+  }
+  return out;
 }
 
 }  // namespace moelab::moe

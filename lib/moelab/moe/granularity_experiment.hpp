@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <vector>
 
 #include "moelab/core/backend.hpp"
@@ -38,6 +40,26 @@ struct GranularityRun {
 /// Trial `trial` of the experiment: teacher, student and data seeds from
 /// key.with("teacher" | "student" | "data", trial); the same seeds for every learning rate.
 GranularityRun run_granularity_trial(const GranularitySpec& spec, const RngKey& key, std::int64_t trial);
+
+/// One trial of one point, for run_granularity_ensemble.
+struct GranularityJob {
+  const GranularitySpec* spec = nullptr;
+  RngKey key;
+  std::int64_t trial = 0;
+};
+
+/// Every job's run_granularity_trial, with the same bytes, trained as one ensemble on the CPU
+/// (moe/ensemble.hpp): each job is a data group (its learning rates share the teacher, the test set
+/// and every batch), the groups run in parallel, largest first. `done(j, run)` is called once per job
+/// as it completes, one call at a time (under a lock, on any thread); an exception it throws ends the
+/// ensemble. Jobs whose spec names the cuda backend run one after another on the device trainer.
+std::vector<GranularityRun> run_granularity_ensemble(std::span<const GranularityJob> jobs,
+                                                     const std::function<void(std::size_t, const GranularityRun&)>& done);
+
+/// Bytes one running job holds (teacher, test set, every learning rate's student with its gradient,
+/// AdamW moments and step workspace, loss histories), and its flops; for the cost models.
+double granularity_job_bytes(const GranularitySpec& spec);
+double granularity_job_flops(const GranularitySpec& spec);
 
 /// The paper's Fig. 2 family: an (m, k, w = round(kw / k), d) MoE with ReLU experts, no biases, softmax weights.
 MoeShape granularity_shape(int m, int k, int active_neurons, int d, bool router_bias);

@@ -11,6 +11,7 @@
 #include "moelab/core/error.hpp"
 #include "moelab/core/parallel.hpp"
 #include "moelab/linalg/lapack.hpp"
+#include "moelab/moe/detail/moe_layer_hd.hpp"
 
 namespace moelab::moe {
 
@@ -140,6 +141,39 @@ void for_each_index(std::size_t n, double flops, const std::function<void(std::s
   }
 }
 
+/// Top-k of one input's logits z[0..m) into e[0..k) in rank order (larger first, ties to the lower
+/// index: a partial_sort's strict order) and the weights g[0..k) (softmax over the selected logits,
+/// shifted by their maximum, or 1/k). Up to kRankTopK experts by counting each logit's rank
+/// (branch-free, vectorised: the insertion of route_sample mispredicts its branches; routing was 19%
+/// of a quick-Fig. 2 run's CPU time with it, perf); beyond, route_sample (the device's code). Both
+/// give the same experts in the same order, and the weights the same arithmetic, as route_sample.
+constexpr int kRankTopK = 64;
+template <class S>
+void route_input(const S* z, int m, int k, hd::Weights wt, int* e, S* g) {
+  if (m > kRankTopK) {
+    hd::route_sample(z, m, k, wt, e, g);
+    return;
+  }
+  // Logit j goes to slot rank(j); the unselected all to slot k (a conditional move: the branch on
+  // rank < k mispredicted about half the time at k = m / 2).
+  int top[kRankTopK + 1];
+  for (int j = 0; j < m; ++j) {
+    const S zj = z[j];
+    int rank = 0;
+    for (int i = 0; i < m; ++i) rank += static_cast<int>(z[i] > zj) | (static_cast<int>(z[i] == zj) & static_cast<int>(i < j));
+    top[rank < k ? rank : k] = j;
+  }
+  for (int r = 0; r < k; ++r) e[r] = top[r];
+  if (wt == hd::Weights::equal) {
+    for (int r = 0; r < k; ++r) g[r] = S(1) / S(k);
+  } else {  // route_sample's softmax, term for term
+    const S top = z[e[0]];
+    S sum = 0;
+    for (int r = 0; r < k; ++r) sum += (g[r] = std::exp(z[e[r]] - top));
+    for (int r = 0; r < k; ++r) g[r] /= sum;
+  }
+}
+
 /// Routing of every input: top-k slots, weights, groups by expert.
 template <class S>
 void route(const MoeModel<S>& model, const typename MoeModel<S>::Mat& X, const std::vector<int>* oracle, ForwardCache<S>& c) {
@@ -164,28 +198,18 @@ void route(const MoeModel<S>& model, const typename MoeModel<S>::Mat& X, const s
     c.logits.resize(m, n);
     gemm(model.router_w(model.params()), false, X, false, c.logits);
     if (s.router_bias) c.logits.colwise() += model.router_b(model.params());
+    const hd::Weights wt = s.weighting == Weighting::equal ? hd::Weights::equal : hd::Weights::softmax;
     for_each_index(static_cast<std::size_t>((n + 255) / 256), 4.0 * n * m, [&](std::size_t chunk) {
-      std::vector<int> idx(static_cast<std::size_t>(m));
       const int i0 = static_cast<int>(chunk) * 256, i1 = std::min(n, i0 + 256);
       for (int i = i0; i < i1; ++i) {
-        const S* z = c.logits.data() + static_cast<std::int64_t>(i) * m;
-        std::iota(idx.begin(), idx.end(), 0);
-        std::partial_sort(idx.begin(), idx.begin() + k, idx.end(), [z](int a, int b) { return z[a] > z[b] || (z[a] == z[b] && a < b); });
         const std::size_t base = static_cast<std::size_t>(i) * k;
-        for (int r = 0; r < k; ++r) c.slot_expert[base + r] = idx[static_cast<std::size_t>(r)];
-        if (s.weighting == Weighting::equal) {
-          for (int r = 0; r < k; ++r) c.slot_weight[base + r] = S(1) / S(k);
-        } else {  // softmax over the selected logits; z[idx[0]] is their maximum
-          const S top = z[idx[0]];
-          S sum = 0;
-          for (int r = 0; r < k; ++r) sum += (c.slot_weight[base + r] = std::exp(z[idx[static_cast<std::size_t>(r)]] - top));
-          for (int r = 0; r < k; ++r) c.slot_weight[base + r] /= sum;
-        }
+        route_input(c.logits.data() + static_cast<std::int64_t>(i) * m, m, k, wt, c.slot_expert.data() + base, c.slot_weight.data() + base);
       }
     });
   }
   // Groups in input order (serial: defines the columns of every expert's GEMM).
-  c.members.assign(static_cast<std::size_t>(m), {});
+  c.members.resize(static_cast<std::size_t>(m));
+  for (auto& g : c.members) g.clear();  // keeps each group's capacity from step to step
   for (std::size_t slot = 0; slot < c.slot_expert.size(); ++slot) {
     auto& g = c.members[static_cast<std::size_t>(c.slot_expert[slot])];
     c.slot_position[slot] = static_cast<int>(g.size());

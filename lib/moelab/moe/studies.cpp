@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
+#include <span>
 #include <vector>
 
 #include <fmt/format.h>
@@ -68,6 +70,47 @@ StudyDef teacher_student_study() {
   struct Point {
     GranularitySpec spec;
   };
+  const auto reduce_point = [](const Point& pt, std::span<const GranularityRun> runs, const RunContext& ctx, RowSink& rows) {
+    Welford w, init;
+    double lo = INFINITY, hi = -INFINITY;
+    std::map<double, int> lr_count;
+    for (const auto& r : runs) {
+      w.add(r.best_nmse);
+      init.add(r.init_nmse);
+      lo = std::min(lo, r.best_nmse);
+      hi = std::max(hi, r.best_nmse);
+      ++lr_count[r.best_lr];
+    }
+    double mode = 0.0;
+    int best = -1;
+    for (const auto& [lr, c] : lr_count)
+      if (c > best) best = c, mode = lr;
+    const auto& T = pt.spec.teacher;
+    const auto& S = pt.spec.student;
+    rows.row()
+        .set("teacher", T.name())
+        .set("student", S.name())
+        .set("d", T.d)
+        .set("teacher_m", T.m)
+        .set("teacher_k", T.k)
+        .set("teacher_w", T.w)
+        .set("student_m", S.m)
+        .set("student_k", S.k)
+        .set("student_w", S.w)
+        .set("granularity_ratio", static_cast<double>(S.k) / T.k)
+        .set("student_parameters", parameter_count(S))
+        .set("student_size", static_cast<double>(parameter_count(S)) / static_cast<double>(parameter_count(T)))
+        .set("student_active_parameters", active_parameter_count(S))
+        .set("samples", pt.spec.steps() * pt.spec.batch)
+        .set("steps", pt.spec.steps())
+        .set("nmse_mean", w.mean())
+        .set("nmse_std_error", runs.size() > 1 ? w.standard_error() : 0.0)
+        .set("nmse_min", lo)
+        .set("nmse_max", hi)
+        .set("init_nmse_mean", init.mean())
+        .set("best_lr_mode", mode)
+        .set("trials", ctx.trials);
+  };
   StudyDef def = define_trial_study<Point, GranularityRun>(
       std::move(d),
       [](const PointParams& p) {
@@ -103,84 +146,51 @@ StudyDef teacher_student_study() {
         return pt;
       },
       [](const Point& pt, const RunContext& ctx, std::int64_t t) { return run_granularity_trial(pt.spec, ctx.key, t); },
-      [](const Point& pt, std::span<const GranularityRun> runs, const RunContext& ctx, RowSink& rows) {
-        Welford w, init;
-        double lo = INFINITY, hi = -INFINITY;
-        std::map<double, int> lr_count;
-        for (const auto& r : runs) {
-          w.add(r.best_nmse);
-          init.add(r.init_nmse);
-          lo = std::min(lo, r.best_nmse);
-          hi = std::max(hi, r.best_nmse);
-          ++lr_count[r.best_lr];
-        }
-        double mode = 0.0;
-        int best = -1;
-        for (const auto& [lr, c] : lr_count)
-          if (c > best) best = c, mode = lr;
-        const auto& T = pt.spec.teacher;
-        const auto& S = pt.spec.student;
-        rows.row()
-            .set("teacher", T.name())
-            .set("student", S.name())
-            .set("d", T.d)
-            .set("teacher_m", T.m)
-            .set("teacher_k", T.k)
-            .set("teacher_w", T.w)
-            .set("student_m", S.m)
-            .set("student_k", S.k)
-            .set("student_w", S.w)
-            .set("granularity_ratio", static_cast<double>(S.k) / T.k)
-            .set("student_parameters", parameter_count(S))
-            .set("student_size", static_cast<double>(parameter_count(S)) / static_cast<double>(parameter_count(T)))
-            .set("student_active_parameters", active_parameter_count(S))
-            .set("samples", pt.spec.steps() * pt.spec.batch)
-            .set("steps", pt.spec.steps())
-            .set("nmse_mean", w.mean())
-            .set("nmse_std_error", runs.size() > 1 ? w.standard_error() : 0.0)
-            .set("nmse_min", lo)
-            .set("nmse_max", hi)
-            .set("init_nmse_mean", init.mean())
-            .set("best_lr_mode", mode)
-            .set("trials", ctx.trials);
-      });
+      reduce_point);
   // --backend cuda: the device trainer (teacher_student_cuda.hpp, kernels/moe_layer.cu); experimental
   // until tests/gpu/moe_gpu_main.cpp has passed on a device (docs/gpu.md).
   def.cuda = CudaPath::experimental;
-  // Per running trial (teacher_student.cpp, one learning rate at a time): the teacher's parameters,
-  // the student's with its gradient and AdamW moments (4x), the test inputs and targets (d x
-  // test_samples, drawn through a double buffer), a fixed training set likewise with its shuffle
-  // order, the loss history (one double per step, grown by doubling), and the forward cache of a
-  // batch (or of a 4096-sample evaluation chunk): per input k slots of d inputs, w pre-activations
-  // and d outputs, kept for backward, and the m routing logits. A step costs ~6 flops per active
-  // parameter per sample (forward and backward) plus the teacher's forward (2 per active parameter).
-  // The work is in the runner's unit (operations at 1e9 per second and thread): those flops run in
-  // OpenBLAS GEMMs at 13-31 GFLOP/s per thread (measured, CPU time of one training run of teacher
-  // 8e4a, student 8e4a with kw = d, k'w' = 1.25 d, batch 256: 12.8 GFLOP/s at d = 32, 21 at d = 64,
-  // 28 at d = 128, 31 at d = 256, test evaluations included), so the flop count is divided by
-  // kFlopsPerOp = 10: the estimate stays 1.3-3x above the measured time (it was 13-31x, ~7x with
-  // Eigen's GEMMs).
+  // Every point's trials as one ensemble (moe/ensemble.hpp, run_granularity_ensemble): each trial
+  // is a data group whose learning rates share the teacher and every batch; the groups of all points
+  // run in parallel, largest first, and a point's row is emitted (and journaled) when its last trial
+  // completes. The rows are run's, byte for byte.
+  def.run_points = [reduce_point, columns = std::make_shared<const std::vector<ColumnDecl>>(def.columns)](
+                       std::span<const std::any* const> points, std::span<const RunContext> ctx, const StudyDef::PointsDone& done) {
+    std::vector<GranularityJob> jobs;
+    std::vector<std::size_t> point_of;
+    std::vector<std::vector<GranularityRun>> results(points.size());
+    std::vector<std::int64_t> left(points.size());
+    for (std::size_t p = 0; p < points.size(); ++p) {
+      const Point& pt = std::any_cast<const Point&>(*points[p]);
+      results[p].resize(static_cast<std::size_t>(ctx[p].trials));
+      left[p] = ctx[p].trials;
+      for (std::int64_t t = 0; t < ctx[p].trials; ++t) jobs.push_back({&pt.spec, ctx[p].key, t}), point_of.push_back(p);
+    }
+    run_granularity_ensemble(jobs, [&](std::size_t j, const GranularityRun& run) {
+      const std::size_t p = point_of[j];
+      results[p][static_cast<std::size_t>(jobs[j].trial)] = run;
+      if (--left[p] == 0) {
+        RowSink rows(*columns);
+        reduce_point(std::any_cast<const Point&>(*points[p]), std::span<const GranularityRun>(results[p]), ctx[p], rows);
+        done(p, rows.take());
+      }
+      ctx[p].advance();
+    });
+  };
+  // At most one trial per thread runs at a time (run_granularity_ensemble), whichever points they
+  // belong to: the peak is threads x the largest trial's working set (granularity_job_bytes: teacher,
+  // test set, every learning rate's student with gradient, AdamW moments, loss history and step
+  // workspace). A step costs ~6 flops per active parameter per sample and learning rate (student
+  // forward and backward) plus the teacher's forward once per trial (2 per active parameter;
+  // granularity_job_flops). The work is in the runner's unit (operations at 1e9 per second and
+  // thread): those flops run in OpenBLAS GEMMs at 13-31 GFLOP/s per thread (measured, CPU time of
+  // one training run of teacher 8e4a, student 8e4a with kw = d, k'w' = 1.25 d, batch 256: 12.8
+  // GFLOP/s at d = 32, 21 at d = 64, 28 at d = 128, 31 at d = 256, test evaluations included), so the
+  // flop count is divided by kFlopsPerOp = 10: the estimate stays 1.3-3x above the measured time.
   set_cost<Point>(def, [](const Point& pt, std::int64_t trials) {
-    const auto& sp = pt.spec;
-    const double S = sp.precision == Precision::float64 ? 8.0 : 4.0, d = sp.teacher.d;
-    const double test = static_cast<double>(sp.test_size), train = static_cast<double>(sp.train_size);
-    const double steps = static_cast<double>(sp.steps()), batch = static_cast<double>(sp.batch);
-    const double teacher = static_cast<double>(parameter_count(sp.teacher));
-    const double student = static_cast<double>(parameter_count(sp.student));
-    const auto cache = [&](const MoeShape& sh, double n) {
-      return 2.0 * n * (sh.k * (2.0 * sh.d + sh.w) + 3.0 * sh.m + sh.d_out) * S;
-    };
-    const double inputs = (8.0 + 2.0 * S) * d * test + (train > 0 ? (8.0 + 2.0 * S) * d * train + 8.0 * train : 0.0);
-    const double one = S * (teacher + 4.0 * student) + inputs + 16.0 * steps +
-                       std::max(cache(sp.student, std::max(batch, 4096.0)), cache(sp.teacher, std::max(batch, 4096.0))) +
-                       2.0 * S * d * batch;
-    const double running = std::min(static_cast<double>(num_threads()), static_cast<double>(trials));
-    const double lrs = static_cast<double>(sp.learning_rates.size());
-    const double act_t = static_cast<double>(active_parameter_count(sp.teacher));
-    const double act_s = static_cast<double>(active_parameter_count(sp.student));
-    const double per_lr = steps * batch * (6.0 * act_s + 2.0 * act_t) + 4.0 * test * (act_s + act_t);
     constexpr double kFlopsPerOp = 10.0;
-    return StudyCost{running * one, static_cast<double>(trials) * lrs * per_lr / kFlopsPerOp};
+    return StudyCost{static_cast<double>(num_threads()) * granularity_job_bytes(pt.spec),
+                     static_cast<double>(trials) * granularity_job_flops(pt.spec) / kFlopsPerOp};
   });
   return def;
 }

@@ -70,16 +70,16 @@ typename MoeModel<S>::Mat gaussian_inputs(int d, std::int64_t n, std::uint64_t s
 }
 
 template <class S>
-TeacherStudent<S>::TeacherStudent(TrainConfig cfg) : cfg_(std::move(cfg)), teacher_(cfg_.teacher), student_(cfg_.student) {
-  MOELAB_EXPECT(cfg_.teacher.d == cfg_.student.d && cfg_.teacher.d_out == cfg_.student.d_out,
-                "TeacherStudent: teacher and student need the same input and output dimensions");
-  MOELAB_EXPECT(cfg_.teacher.weighting != Weighting::oracle && cfg_.student.weighting != Weighting::oracle,
-                "TeacherStudent: oracle routing needs labels; the teacher-student setting has none");
-  MOELAB_EXPECT(cfg_.steps >= 1 && cfg_.batch >= 1 && cfg_.test_size >= 1 && cfg_.train_size >= 0, "TeacherStudent: sizes");
-  cfg_.opt.total_steps = cfg_.steps;
+std::string TeacherData<S>::data_key(const TrainConfig& cfg) {
+  return fmt::format("teacher={};teacher_seed={};data_seed={};batch={};train={};test={};scalar={}", cfg.teacher.describe(),
+                     cfg.teacher_seed, cfg.data_seed, cfg.batch, cfg.train_size, cfg.test_size, sizeof(S));
+}
+
+template <class S>
+TeacherData<S>::TeacherData(const TrainConfig& cfg) : key_(data_key(cfg)), cfg_(cfg), teacher_(cfg.teacher) {
+  MOELAB_EXPECT(cfg_.teacher.weighting != Weighting::oracle, "TeacherStudent: oracle routing needs labels; the teacher-student setting has none");
+  MOELAB_EXPECT(cfg_.batch >= 1 && cfg_.test_size >= 1 && cfg_.train_size >= 0, "TeacherStudent: sizes");
   init_pytorch(teacher_, cfg_.teacher_seed);
-  init_pytorch(student_, cfg_.student_seed);
-  opt_.reset(student_.params().size());
   test_x_ = gaussian_inputs<S>(cfg_.teacher.d, cfg_.test_size, cfg_.data_seed, StreamTag::moe_test_data, 0);
   test_t_.resize(cfg_.teacher.d_out, cfg_.test_size);
   double energy = 0.0;
@@ -104,10 +104,17 @@ TeacherStudent<S>::TeacherStudent(TrainConfig cfg) : cfg_(std::move(cfg)), teach
 }
 
 template <class S>
-void TeacherStudent<S>::batch_for_step(std::int64_t t, Mat& X, Mat& T) const {
+double TeacherData<S>::bytes() const {
+  const double s = sizeof(S);
+  return s * static_cast<double>(teacher_.params().size() + test_x_.size() + test_t_.size() + train_x_.size() + train_t_.size()) +
+         8.0 * static_cast<double>(order_.capacity());
+}
+
+template <class S>
+void TeacherData<S>::batch_for_step(std::int64_t t, Mat& X, Mat& T) const {
   if (cfg_.train_size == 0) {
     X = gaussian_inputs<S>(cfg_.teacher.d, cfg_.batch, cfg_.data_seed, StreamTag::moe_train_data, static_cast<std::uint64_t>(t));
-    T = evaluate(teacher_, X);
+    forward(teacher_, X, nullptr, cache_, T);  // evaluate()'s bytes, in the kept workspace
     return;
   }
   // Epoch e visits the training set in the order of a Fisher-Yates shuffle drawn from (moe_shuffle, e);
@@ -135,17 +142,38 @@ void TeacherStudent<S>::batch_for_step(std::int64_t t, Mat& X, Mat& T) const {
 }
 
 template <class S>
+TeacherStudent<S>::TeacherStudent(TrainConfig cfg) : TeacherStudent(cfg, std::make_shared<const TeacherData<S>>(cfg)) {}
+
+template <class S>
+TeacherStudent<S>::TeacherStudent(TrainConfig cfg, std::shared_ptr<const TeacherData<S>> data)
+    : cfg_(std::move(cfg)), data_(std::move(data)), student_(cfg_.student) {
+  MOELAB_EXPECT(data_ != nullptr && data_->key() == TeacherData<S>::data_key(cfg_), "TeacherStudent: data of another configuration");
+  MOELAB_EXPECT(cfg_.teacher.d == cfg_.student.d && cfg_.teacher.d_out == cfg_.student.d_out,
+                "TeacherStudent: teacher and student need the same input and output dimensions");
+  MOELAB_EXPECT(cfg_.teacher.weighting != Weighting::oracle && cfg_.student.weighting != Weighting::oracle,
+                "TeacherStudent: oracle routing needs labels; the teacher-student setting has none");
+  MOELAB_EXPECT(cfg_.steps >= 1 && cfg_.batch >= 1 && cfg_.test_size >= 1 && cfg_.train_size >= 0, "TeacherStudent: sizes");
+  cfg_.opt.total_steps = cfg_.steps;
+  init_pytorch(student_, cfg_.student_seed);
+  opt_.reset(student_.params().size());
+}
+
+template <class S>
+void TeacherStudent<S>::step_on(const Mat& X, const Mat& T) {
+  MOELAB_EXPECT(opt_.step < cfg_.steps, "TeacherStudent: step past the configured steps");
+  forward(student_, X, nullptr, cache_, Y_);
+  losses_.push_back(mse_loss<S>(Y_, T, &dY_));
+  backward(student_, cache_, dY_, grad_);
+  adamw_update(student_.params(), grad_, opt_, cfg_.opt);
+}
+
+template <class S>
 void TeacherStudent<S>::train_until(std::int64_t last) {
   last = std::min(last, cfg_.steps);
-  Mat X, T, Y, dY;
-  Vec grad;
-  ForwardCache<S> cache;
+  Mat X, T;
   while (opt_.step < last) {
-    batch_for_step(opt_.step, X, T);
-    forward(student_, X, nullptr, cache, Y);
-    losses_.push_back(mse_loss<S>(Y, T, &dY));
-    backward(student_, cache, dY, grad);
-    adamw_update(student_.params(), grad, opt_, cfg_.opt);
+    data_->batch_for_step(opt_.step, X, T);
+    step_on(X, T);
   }
 }
 
@@ -154,8 +182,8 @@ double TeacherStudent<S>::test_mse() const {
   double sum = 0.0;
   for (std::int64_t i0 = 0; i0 < cfg_.test_size; i0 += kEvalChunk) {
     const std::int64_t n = std::min(kEvalChunk, cfg_.test_size - i0);
-    const Mat Y = evaluate(student_, Mat(test_x_.middleCols(i0, n)));
-    sum += mse_loss<S>(Y, Mat(test_t_.middleCols(i0, n)), nullptr) * static_cast<double>(n);
+    const Mat Y = evaluate(student_, Mat(data_->test_x().middleCols(i0, n)));
+    sum += mse_loss<S>(Y, Mat(data_->test_t().middleCols(i0, n)), nullptr) * static_cast<double>(n);
   }
   return sum / static_cast<double>(cfg_.test_size);
 }
@@ -163,7 +191,7 @@ double TeacherStudent<S>::test_mse() const {
 template <class S>
 double TeacherStudent<S>::test_nmse() const {
   // mse_loss is per entry: times d_out it is E||f - t||^2, divided by E||t||^2.
-  return test_mse() * cfg_.teacher.d_out / teacher_energy_;
+  return test_mse() * cfg_.teacher.d_out / data_->teacher_energy();
 }
 
 template <class S>
@@ -228,6 +256,8 @@ void TeacherStudent<S>::load(const std::string& path) {
   losses_ = std::move(losses);
 }
 
+template class TeacherData<float>;
+template class TeacherData<double>;
 template class TeacherStudent<float>;
 template class TeacherStudent<double>;
 template MoeModel<float>::Mat gaussian_inputs<float>(int, std::int64_t, std::uint64_t, StreamTag, std::uint64_t);

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,45 @@ struct TrainConfig {
   std::string canonical(int scalar_bytes) const;
 };
 
+/// The data side of a run: the teacher, the test set and its targets, the fixed training set, and
+/// the batch of every step. A function of `data_key(cfg)` only (teacher shape and seed, data seed,
+/// batch, training- and test-set sizes), so runs that differ in the student or the optimizer (the
+/// learning rates of one seed: the ensemble's data groups, moe/ensemble.hpp) share one: the batch
+/// is drawn and the teacher evaluated once per step for all of them, with the bytes each would
+/// compute alone. Not thread-safe (the epoch order of a fixed training set is cached): one thread
+/// steps a data group at a time.
+template <class S>
+class TeacherData {
+ public:
+  using Mat = typename MoeModel<S>::Mat;
+  explicit TeacherData(const TrainConfig& cfg);
+  /// The canonical text of the configuration fields the data depend on.
+  static std::string data_key(const TrainConfig& cfg);
+  const std::string& key() const { return key_; }
+  /// Inputs and teacher targets of step t (online: fresh; fixed set: epoch order).
+  void batch_for_step(std::int64_t t, Mat& X, Mat& T) const;
+  const MoeModel<S>& teacher() const { return teacher_; }
+  const Mat& test_x() const { return test_x_; }
+  const Mat& test_t() const { return test_t_; }
+  double teacher_energy() const { return teacher_energy_; }
+  /// Bytes held (teacher, test and training sets, the shuffle order).
+  double bytes() const;
+
+ private:
+  std::string key_;
+  TrainConfig cfg_;
+  MoeModel<S> teacher_;
+  Mat test_x_, test_t_;
+  double teacher_energy_ = 0.0;
+  Mat train_x_, train_t_;  // fixed training set (empty online)
+  mutable std::int64_t order_epoch_ = -1;  // the epoch whose order is cached
+  mutable std::vector<std::int64_t> order_;
+  // The teacher's forward workspace, kept from step to step: a fresh one per step (evaluate) cost a
+  // third of a quick-Fig. 2 run's CPU time in page faults (glibc returning the freed heap top to the
+  // kernel and faulting it back in, zeroed, the next step; measured with perf).
+  mutable ForwardCache<S> cache_;
+};
+
 template <class S>
 class TeacherStudent {
  public:
@@ -52,9 +92,19 @@ class TeacherStudent {
 
   /// Teacher and student initialised, the test set (and training set) drawn; step 0.
   explicit TeacherStudent(TrainConfig cfg);
+  /// The same run on data shared with other runs: `data` must be of this configuration's
+  /// data_key (InputError-free internal check: MOELAB_EXPECT).
+  TeacherStudent(TrainConfig cfg, std::shared_ptr<const TeacherData<S>> data);
 
   /// Trains until `step()` reaches `last` (at most cfg.steps).
   void train_until(std::int64_t last);
+  /// One step on the batch (X, T) of step `step()` (TeacherData::batch_for_step): forward, loss,
+  /// backward, AdamW. train_until is this after batch_for_step; the ensemble draws the batch once
+  /// for all runs of a data group.
+  void step_on(const Mat& X, const Mat& T);
+  bool finished() const { return opt_.step >= cfg_.steps; }
+  /// The gradient of the last step taken (empty before the first).
+  const Vec& last_gradient() const { return grad_; }
   std::int64_t step() const { return opt_.step; }
   /// Training loss (batch MSE before the update) of every step taken, in order.
   const std::vector<double>& losses() const { return losses_; }
@@ -62,9 +112,10 @@ class TeacherStudent {
   double test_nmse() const;
   /// Test MSE per entry and E||teacher(x)||^2 / d_out of the test set.
   double test_mse() const;
-  double teacher_energy() const { return teacher_energy_; }
+  double teacher_energy() const { return data_->teacher_energy(); }
 
-  const MoeModel<S>& teacher() const { return teacher_; }
+  const MoeModel<S>& teacher() const { return data_->teacher(); }
+  const TeacherData<S>& data() const { return *data_; }
   const MoeModel<S>& student() const { return student_; }
   const TrainConfig& config() const { return cfg_; }
 
@@ -75,16 +126,15 @@ class TeacherStudent {
   void load(const std::string& path);
 
  private:
-  void batch_for_step(std::int64_t t, Mat& X, Mat& T) const;
   TrainConfig cfg_;
-  MoeModel<S> teacher_, student_;
+  std::shared_ptr<const TeacherData<S>> data_;
+  MoeModel<S> student_;
   AdamWState<S> opt_;
   std::vector<double> losses_;
-  Mat test_x_, test_t_;
-  double teacher_energy_ = 0.0;
-  Mat train_x_, train_t_;  // fixed training set (empty online)
-  mutable std::int64_t order_epoch_ = -1;  // the epoch whose order is cached
-  mutable std::vector<std::int64_t> order_;
+  // Step workspace, kept between steps (no allocation once the group sizes have been seen).
+  ForwardCache<S> cache_;
+  Mat Y_, dY_;
+  Vec grad_;
 };
 
 /// Gaussian inputs N(0, I_d) as columns: column i, coordinate c is normal(i d + c) of the stream.

@@ -402,6 +402,30 @@ CsvTable run_scenario(const StudyDef& study, const Scenario& sc, const McBudget&
     MOELAB_EXPECT(i < points.size(), "a rank sent a point index past the sweep");
     record(static_cast<std::size_t>(i), decode_point(points[static_cast<std::size_t>(i)], payload, "<rank message>", i), &payload);
   });
+  if (study.run_points && !mine.empty()) {
+    // All of this rank's points as one batch (StudyDef::run_points): each point is journaled (rank 0)
+    // as it completes; other ranks post their points' rows after the batch (their message calls stay
+    // on this thread).
+    std::vector<const std::any*> batch;
+    std::vector<RunContext> contexts;
+    for (std::size_t i : mine) {
+      batch.push_back(&prepared[i]);
+      contexts.push_back(RunContext{point_key(budget.seed, study.name, points[i]), trials, *backend, &progress});
+    }
+    std::vector<std::pair<std::size_t, std::string>> posts;
+    try {
+      check_interrupted();
+      study.run_points(batch, contexts, [&](std::size_t m, std::vector<CsvRow> rows) {
+        const std::size_t i = mine.at(m);
+        if (root) record(i, std::move(rows), nullptr);
+        else posts.emplace_back(i, encode_point(points[i], rows));
+      });
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    for (auto& [i, payload] : posts) collect.post(i, payload);
+    mine.clear();
+  }
   for (std::size_t i : mine) {
     if (failure) break;
     try {

@@ -230,6 +230,12 @@ struct StudyDef {
   /// one point's trials over MPI ranks (runner.hpp); `run` is the same as both on one rank.
   std::function<std::string(const std::any&, const RunContext&, std::int64_t begin, std::int64_t end)> trial_block;
   std::function<void(const std::any&, const std::string& results, const RunContext&, RowSink&)> reduce_block;
+  /// Optional: runs several sweep points together (an ensemble over points: moe.teacher_student trains
+  /// every run of a scenario as one batch). ctx[i] is point i's context; `done(i, rows)` receives
+  /// point i's rows as soon as the point completes, one call at a time (on any thread). The runner
+  /// uses it instead of `run` for the points it runs whole; every point's rows equal `run`'s.
+  using PointsDone = std::function<void(std::size_t, std::vector<CsvRow>)>;
+  std::function<void(std::span<const std::any* const> points, std::span<const RunContext> ctx, const PointsDone& done)> run_points;
 
   std::vector<std::string> column_names() const;
 };

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -276,6 +277,110 @@ class TrainerCore {
   Buf<S> theta_t_, theta_s_, grad_, m_, v_, X_, T_, Y_, dY_, test_x_, test_t_;
   Buf<double> columns_, losses_, scalar_;
   std::int64_t test_n_ = 0, chunk_ = 4096;
+};
+
+/// Many teacher-student runs on one executor: moe/ensemble.hpp's step written over Exec, the layout a
+/// device batches over (run, expert). Runs belong to data groups (one batch X ~ N(0, I_d) per step at
+/// the group's data seed, one teacher, its targets T); each run's student parameters, gradient,
+/// AdamW moments, outputs and losses are blocks of stacked buffers (run r's block at a fixed offset,
+/// shapes may differ between runs). A step: per group the batch and the teacher's forward, per run the
+/// student's forward, MSE, backward and AdamW on its block. Run r's numbers are those of a
+/// TrainerCore running it alone on the same executor: the same calls on the same values in the same
+/// order (tests/moe/moe_device_emulation_test.cpp checks the bytes); only where the calls are issued
+/// from differs, which is what a batched executor replaces by one launch per call over every run.
+template <class S, class Exec>
+class EnsembleCore {
+ public:
+  template <class T>
+  using Buf = typename Exec::template Buffer<T>;
+  struct Group {
+    LayerDims teacher;
+    std::uint64_t data_seed = 0;
+    std::int64_t batch = 1;
+  };
+  struct Run {
+    LayerDims student;
+    int group = 0;
+  };
+
+  EnsembleCore(Exec& ex, const std::vector<Group>& groups, const std::vector<Run>& runs) : ex_(ex), groups_(groups), runs_(runs) {
+    std::int64_t tp = 0, x = 0, t = 0, sp = 0, y = 0;
+    for (const Group& g : groups_) {
+      teacher_off_.push_back(tp), x_off_.push_back(x), t_off_.push_back(t);
+      tp += g.teacher.total, x += static_cast<std::int64_t>(g.teacher.d) * g.batch, t += static_cast<std::int64_t>(g.teacher.d_out) * g.batch;
+      teachers_.push_back(std::make_unique<LayerRunner<S, Exec>>(ex_, g.teacher));
+    }
+    for (const Run& r : runs_) {
+      if (r.group < 0 || r.group >= static_cast<int>(groups_.size())) throw std::invalid_argument("EnsembleCore: run of no group");
+      const LayerDims& T = groups_[static_cast<std::size_t>(r.group)].teacher;
+      if (T.d != r.student.d || T.d_out != r.student.d_out) throw std::invalid_argument("EnsembleCore: teacher and student dimensions differ");
+      student_off_.push_back(sp), y_off_.push_back(y);
+      sp += r.student.total, y += static_cast<std::int64_t>(r.student.d_out) * groups_[static_cast<std::size_t>(r.group)].batch;
+      students_.push_back(std::make_unique<LayerRunner<S, Exec>>(ex_, r.student));
+    }
+    theta_t_.resize(static_cast<std::size_t>(tp > 0 ? tp : 1));
+    X_.resize(static_cast<std::size_t>(x > 0 ? x : 1));
+    T_.resize(static_cast<std::size_t>(t > 0 ? t : 1));
+    for (Buf<S>* b : {&theta_s_, &grad_, &m_, &v_}) b->resize(static_cast<std::size_t>(sp > 0 ? sp : 1));
+    Y_.resize(static_cast<std::size_t>(y > 0 ? y : 1));
+    dY_.resize(static_cast<std::size_t>(y > 0 ? y : 1));
+    ex_.zero(m_.get(), sp);
+    ex_.zero(v_.get(), sp);
+    std::int64_t cols = 1;
+    for (const Group& g : groups_) cols = g.batch > cols ? g.batch : cols;
+    columns_.resize(static_cast<std::size_t>(cols));
+  }
+  EnsembleCore(const EnsembleCore&) = delete;
+  EnsembleCore& operator=(const EnsembleCore&) = delete;
+
+  std::size_t runs() const { return runs_.size(); }
+  S* teacher_params(int g) { return theta_t_.get() + teacher_off_[static_cast<std::size_t>(g)]; }
+  S* student_params(int r) { return theta_s_.get() + student_off_[static_cast<std::size_t>(r)]; }
+  S* adam_m(int r) { return m_.get() + student_off_[static_cast<std::size_t>(r)]; }
+  S* adam_v(int r) { return v_.get() + student_off_[static_cast<std::size_t>(r)]; }
+  const S* gradient(int r) const { return grad_.get() + student_off_[static_cast<std::size_t>(r)]; }
+  /// Room for `steps` losses per run (kept on the executor's side until read; run r's at r * steps).
+  void reserve_losses(std::int64_t steps) {
+    loss_stride_ = steps > 0 ? steps : 1;
+    losses_.resize(static_cast<std::size_t>(loss_stride_) * (runs_.empty() ? 1 : runs_.size()));
+  }
+  double* losses(int r) { return losses_.get() + static_cast<std::int64_t>(r) * loss_stride_; }
+
+  /// Step `step` of every run (a[r]: run r's AdamW scalars of this step).
+  void step(std::int64_t step, const std::vector<AdamWScalars<S>>& a) {
+    if (a.size() != runs_.size()) throw std::invalid_argument("EnsembleCore: one AdamW scalar set per run");
+    if (step < 0 || step >= loss_stride_) throw std::invalid_argument("EnsembleCore: reserve_losses first");
+    for (std::size_t g = 0; g < groups_.size(); ++g) {
+      const Group& G = groups_[g];
+      S* X = X_.get() + x_off_[g];
+      ex_.for_each(static_cast<std::int64_t>(G.teacher.d) * G.batch,
+                   NormalInputs<S>{X, G.data_seed, StreamTag::moe_train_data, static_cast<std::uint64_t>(step)});
+      teachers_[g]->forward(theta_t_.get() + teacher_off_[g], X, nullptr, G.batch, T_.get() + t_off_[g]);
+    }
+    for (std::size_t r = 0; r < runs_.size(); ++r) {
+      const auto g = static_cast<std::size_t>(runs_[r].group);
+      const Group& G = groups_[g];
+      const LayerDims& Ls = runs_[r].student;
+      S* theta = theta_s_.get() + student_off_[r];
+      S* Y = Y_.get() + y_off_[r];
+      S* dY = dY_.get() + y_off_[r];
+      S* grad = grad_.get() + student_off_[r];
+      students_[r]->forward(theta, X_.get() + x_off_[g], nullptr, G.batch, Y);
+      mse_on<S>(ex_, Y, T_.get() + t_off_[g], Ls.d_out, G.batch, dY, columns_.get(), losses(static_cast<int>(r)) + step);
+      students_[r]->backward(theta, dY, grad);
+      ex_.for_each(Ls.total, AdamWUpdate<S>{theta, m_.get() + student_off_[r], v_.get() + student_off_[r], grad, a[r]});
+    }
+  }
+
+ private:
+  Exec& ex_;
+  std::vector<Group> groups_;
+  std::vector<Run> runs_;
+  std::vector<std::unique_ptr<LayerRunner<S, Exec>>> teachers_, students_;
+  std::vector<std::int64_t> teacher_off_, x_off_, t_off_, student_off_, y_off_;
+  Buf<S> theta_t_, X_, T_, theta_s_, grad_, m_, v_, Y_, dY_;
+  Buf<double> columns_, losses_;
+  std::int64_t loss_stride_ = 0;
 };
 
 }  // namespace moelab::moe::hd
