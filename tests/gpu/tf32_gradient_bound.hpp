@@ -220,6 +220,8 @@ struct Tolerance {
   std::vector<double> tol;          // kSafety * replica_max + kFloor
   std::vector<double> reference;    // float64 gradient (exact GEMMs)
   std::vector<double> reference_y;  // float64 outputs
+  double reference_loss = 0.0;
+  double y_replica_max = 0.0, y_tol = 0.0;  // the same for the outputs Y (one block)
 };
 
 inline Tolerance tf32_tolerance(const moe::MoeShape& shape, const float* theta, const float* X, const float* T, const int* oracle,
@@ -229,8 +231,10 @@ inline Tolerance tf32_tolerance(const moe::MoeShape& shape, const float* theta, 
   Tolerance tol;
   tol.blocks = gradient_blocks(shape);
   Tf32Exec ex;
-  layer_gradient<double>(ex, shape, th.data(), x.data(), t.data(), oracle, n, tol.reference_y, tol.reference);
+  tol.reference_loss = layer_gradient<double>(ex, shape, th.data(), x.data(), t.data(), oracle, n, tol.reference_y, tol.reference);
   tol.replica_max.assign(tol.blocks.size(), 0.0);
+  Block ally{"Y", {}};
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(tol.reference_y.size()); ++i) ally.index.push_back(i);
   ex.mode = GemmMode::perturb;
   ex.rng.seed(seed);
   std::vector<double> y, g;
@@ -238,8 +242,10 @@ inline Tolerance tf32_tolerance(const moe::MoeShape& shape, const float* theta, 
     layer_gradient<double>(ex, shape, th.data(), x.data(), t.data(), oracle, n, y, g);
     for (std::size_t b = 0; b < tol.blocks.size(); ++b)
       tol.replica_max[b] = std::max(tol.replica_max[b], block_rel(g, tol.reference, tol.blocks[b]));
+    tol.y_replica_max = std::max(tol.y_replica_max, block_rel(y, tol.reference_y, ally));
   }
   for (double e : tol.replica_max) tol.tol.push_back(kSafety * e + kFloor);
+  tol.y_tol = kSafety * tol.y_replica_max + kFloor;
   return tol;
 }
 
