@@ -393,8 +393,8 @@ if want granularity; then
       # Every remaining second (less the report's reserve) goes to the first unfinished scenario; an
       # interrupted run keeps its journal (SIGTERM), and the next call resumes it.
       limit=$(( $(left) - 20 ))
-      [ -n "$gran_limit" ] && [ "$gran_limit" -lt "$limit" ] && limit=$gran_limit
       if [ "$limit" -lt 30 ]; then skip "granularity_$name" "not run: budget spent (continue with --resume-from)"; continue; fi
+      [ -n "$gran_limit" ] && [ "$gran_limit" -lt "$limit" ] && limit=$gran_limit
       strict=1
       step "granularity_$name" "$limit" "$bin/moelab" run "scenarios/$name.toml" --backend "$gran_backend" -o "$csv" "${opts[@]}"
       strict=0
