@@ -1,20 +1,42 @@
 #!/usr/bin/env bash
-# bench/gpu_run.sh: the ONE command for a session with a GPU (issue 18, item 4). It configures and
-# builds moelab (Release, CUDA, sm_90) with the carried Debian dependencies, runs the GPU tests with
-# MOELAB_REQUIRE_GPU=1 (a skip is a failure there), the CPU-vs-GPU agreement runs, and every GPU
-# benchmark (bench_routing's CUDA paths, the batched spectra, PyTorch / CuPy baselines written as a
-# user would, a measured device-to-device copy bandwidth for the HBM roofline), and writes
-# $OUT/gpu_results.md plus one combined log, all within a 9-minute budget (every step under
-# `timeout`, none started without the time it needs).
+# bench/gpu_run.sh: the ONE command for a session with a GPU. It configures and builds moelab (Release,
+# CUDA, sm_90) with the carried Debian dependencies, then runs, in order of value and each under
+# `timeout` inside one 9-minute device call (540 s, the build's ~90 s included):
+#   1. ctest -L gpu with MOELAB_REQUIRE_GPU=1 (a skip is a failure there) and the CPU test of the
+#      GPU tests' tolerances (test_gpu_tolerance);
+#   2. W2 region masses on the device (bench_routing): dense (16,8,256) at 1e8 points, hashed
+#      (256,8,256) and (64,8,1024) at 2e7 points, 3 repetitions each;
+#   3. W1 noisy Fig. 3: moelab's 1000-trial sweep on the device (its compute time printed apart from
+#      process start and CUDA initialisation), the PyTorch baselines on the SAME model instance
+#      (bench_noisy_model -> torch_fig3_gpu.py --model, --compare: agreement within Monte-Carlo error);
+#   4. `moelab check --backend cuda` against `--backend cpu` on every claim with a device path: same verdicts;
+#   5. CPU-vs-CUDA agreement of the validated studies' rows (routing.balance, spectra.esd, noisy Fig. 3);
+#   6. W3 batched spectra, the PyTorch / CuPy baselines of W2 and W3 and the copy roofline, W4 trainer
+#      epoch (moelab and PyTorch);
+#   7. compute-sanitizer memcheck and racecheck over a small case of each GPU test, when time allows;
+#   8. the granularity paper-size scenarios on the device (Fig. 3, then Figs. 2, 4, 5; --backend cuda)
+#      with whatever time is left: their CSVs and journals go to $OUT/granularity.tar.gz, and a later
+#      call continues them (--resume-from DIR: the unpacked folder of an earlier call).
+# It writes $OUT/gpu_results.md (steps, test summary, ptxas resources, every benchmark line, agreement
+# tables), $OUT/gpu_run.log, $OUT/gpu_steps.tar.gz and $OUT/granularity.tar.gz.
 #
 # On the device machine (docs/gpu.md, "On a machine with a GPU"): prepare the dependencies here once,
 #   ../shared/tools/device-deps.sh .devroot        (.devroot/ is git-ignored)
+#   git rev-parse --short=12 HEAD > .moelab-revision   (the copy there is no git checkout: the stamp
+#                                                      names the revision in every CSV's tool line)
 # then call the device tool with   command = "bench/gpu_run.sh",   carry = [".devroot"].
-# Here, without a GPU:   bench/gpu_run.sh --dry-run --build build-routing-cuda --out /tmp/gpu_dry
-# builds the same targets in an existing build folder, runs the same steps (the GPU tests then
-# report skipped, the device runs are refused with their reason) and writes the same report.
+# Continue the granularity runs in a later call: unpack the returned granularity.tar.gz into a folder
+# of the working tree (e.g. gpu_resume/, not git-ignored so that it travels) and call
+#   bench/gpu_run.sh --resume-from gpu_resume/granularity --stages build,granularity
+# Here, without a GPU:   bench/gpu_run.sh --dry-run --build build --out /tmp/gpu_dry
+# builds the same targets in an existing build folder and runs every step at small sizes (the GPU tests
+# then report skipped, the device runs are refused with their reason, the granularity stage runs the
+# quick scenarios on the CPU under a short limit, so that its journal and --resume are exercised).
 #
 #   bench/gpu_run.sh [--dry-run] [--build DIR] [--out DIR] [--jobs N] [--budget SECONDS]
+#                    [--resume-from DIR] [--stages LIST] [--granularity-limit SECONDS]
+#   --stages: comma-separated subset of build,tests,w2,w1,check,agree,bench,sanitizer,granularity
+#             (default: all, in that order; "build" = configure + build)
 set -uo pipefail
 
 dry=0
@@ -22,6 +44,9 @@ build=build-gpu
 out=${OUT:-$PWD/gpu_out}
 jobs=$(nproc)
 budget=540
+resume_from=""
+stages="build,tests,w2,w1,check,agree,bench,sanitizer,granularity"
+gran_limit=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --dry-run) dry=1 ;;
@@ -29,7 +54,10 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift ;;
     --jobs) jobs=$2; shift ;;
     --budget) budget=$2; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --resume-from) resume_from=$2; shift ;;
+    --stages) stages=$2; shift ;;
+    --granularity-limit) gran_limit=$2; shift ;;
+    -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
     *) echo "gpu_run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -37,21 +65,33 @@ done
 if [ ! -f CMakeLists.txt ] || [ ! -d kernels ]; then
   echo "gpu_run.sh: run from the moelab repository root" >&2; exit 2
 fi
+if [ -n "$resume_from" ] && [ ! -d "$resume_from" ]; then
+  echo "gpu_run.sh: --resume-from '$resume_from' is not a folder" >&2; exit 2
+fi
+want() { [[ ",$stages," == *",$1,"* ]]; }
 have_gpu=0
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then have_gpu=1; fi
 if [ $dry -eq 0 ] && [ $have_gpu -eq 0 ]; then
   echo "gpu_run.sh: no GPU found (nvidia-smi): running as --dry-run"; dry=1
 fi
-# The Python that holds PyTorch: plain python3 on the device image; here /usr/bin/python3 (CPU torch).
+# The Python that holds PyTorch: plain python3 on the device image; here /usr/bin/python3.
 py=${PYTHON:-python3}
 [ $dry -eq 1 ] && [ -z "${PYTHON:-}" ] && [ -x /usr/bin/python3 ] && py=/usr/bin/python3
-# Sizes: the device's, or small ones that only show that every step runs (dry run).
-pts_gpu=100000000; pts_cpu=20000000; pts_py=20000000; trials_opt=()
+# Sizes on the device (H100/H200; seconds from the H200 run at a8b58ee where known) and in a dry run
+# (small: they only show that every step runs).
+pts_dense=100000000     # W2 dense (16,8,256): 3.9e8/s -> 0.3 s a repetition
+pts_hashed=20000000     # W2 hashed shapes: 6.5 s a repetition at the old 3e6/s, under 1 s at 3x torch
+pts_py=20000000         # gpu_baselines.py (PyTorch / CuPy W2 at the same shapes)
+fig3_trials=1000        # W1: the paper's 1000 trials x 15 n (moelab 3 s whole process; torch Cholesky 2.3 s)
+lstsq_trials=100        # torch lstsq: 64 s at 1000 trials, so a tenth
+agree_trials=20         # noisy Fig. 3 agreement: CPU side 3.6e10 flops a trial
+moe_steps=200           # W4 epoch steps (1.9 ms a step on the H200)
+trials_opt=()
 if [ $dry -eq 1 ]; then
-  # Here the build shares 2 loaded cores: no time budget, and -j2 unless told.
-  [ "$jobs" = "$(nproc)" ] && jobs=2
-  budget=100000
-  pts_gpu=1000000; pts_cpu=200000; pts_py=200000; trials_opt=(--trials 2)
+  [ "$jobs" = "$(nproc)" ] && jobs=2   # here the build shares 2 loaded cores
+  budget=100000                         # no time budget in a dry run
+  pts_dense=1000000; pts_hashed=200000; pts_py=200000; fig3_trials=2; lstsq_trials=2; agree_trials=2; moe_steps=5
+  trials_opt=(--trials 2)
 fi
 
 mkdir -p "$out/steps"
@@ -62,19 +102,30 @@ t0=$(date +%s)
 left() { echo $(( budget - ($(date +%s) - t0) )); }
 bin=$build/bin
 declare -a table=()
+strict=0
+# timed CMD...: runs CMD and prints its whole-process wall time (process start and CUDA initialisation
+# included), "whole process 3.142 s", beside what the program prints of its own compute time.
+timed() {
+  local s e rc
+  s=$(date +%s.%N); "$@"; rc=$?; e=$(date +%s.%N)
+  awk -v s="$s" -v e="$e" 'BEGIN { printf "whole process %.3f s\n", e - s }'
+  return $rc
+}
 
-# step NAME TIMEOUT CMD...: runs CMD under `timeout` (never longer than the budget left, less a 10 s
-# reserve for the report), logs to steps/NAME.log and the combined log, records status and time.
+# step NAME TIMEOUT CMD...: runs CMD under `timeout` (never longer than the budget left, less a 15 s
+# reserve for the report and the packing), logs to steps/NAME.log and the combined log, records status
+# and time. SIGTERM first (moelab keeps its journal), SIGKILL 15 s later.
 step() {
   local name=$1 limit=$2; shift 2
-  local avail=$(( $(left) - 10 ))
+  local avail=$(( $(left) - 15 ))
   if [ $avail -lt 5 ]; then
     table+=("| $name | not run: budget spent | 0 |"); echo "== $name: not run (budget spent)" >> "$log"; return 99
   fi
-  { [ "$limit" -gt "$avail" ] || [ $dry -eq 1 ]; } && limit=$avail  # a dry run has no time limits
+  # A dry run has no time limits, except where a step sets strict=1 (the granularity stage's short limit).
+  { [ "$limit" -gt "$avail" ] || { [ $dry -eq 1 ] && [ "$strict" -eq 0 ]; }; } && limit=$avail
   local s=$(date +%s)
   echo "== $name (limit ${limit}s): $*" | tee -a "$log"
-  timeout --kill-after=5 "$limit" "$@" > "$out/steps/$name.log" 2>&1
+  timeout --kill-after=15 "$limit" "$@" > "$out/steps/$name.log" 2>&1
   local rc=$?
   local dt=$(( $(date +%s) - s ))
   cat "$out/steps/$name.log" >> "$log"
@@ -88,11 +139,21 @@ step() {
   table+=("| $name | $status | $dt |")
   return $rc
 }
+skip() { table+=("| $1 | $2 | 0 |"); echo "== $1: $2" >> "$log"; }
 
-# ---- 1. environment ----
+# The project's own revision, never an enclosing checkout's (cmake/MoelabGitRevision.cmake's rule).
+revision() {
+  local top
+  top=$(git rev-parse --show-toplevel 2>/dev/null || true)
+  if [ -n "$top" ] && [ "$(realpath "$top")" = "$(realpath "$PWD")" ]; then git rev-parse --short=12 HEAD; return; fi
+  if [ -f .moelab-revision ]; then echo "$(head -c 40 .moelab-revision | tr -dc '0-9a-f')-stamp"; return; fi
+  echo unknown
+}
+
+# ---- 0. environment ----
 env_report() {
   date -u
-  echo "mode: $([ $dry -eq 1 ] && echo dry-run || echo device)"
+  echo "mode: $([ $dry -eq 1 ] && echo dry-run || echo device); revision $(revision); stages $stages"
   if [ $have_gpu -eq 1 ]; then
     nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm,clocks.max.mem --format=csv
   else
@@ -116,7 +177,7 @@ PY
 }
 env_report > "$out/steps/env.log" 2>&1; cat "$out/steps/env.log" >> "$log"; table+=("| env | ok | 0 |")
 
-# ---- 2. configure (the carried .devroot when present) ----
+# ---- 1. configure and build (the carried .devroot when present) ----
 devflags=()
 if [ -d .devroot/usr ]; then
   # Boost travels as headers only (no BoostConfig.cmake): FindBoost's own header search finds them.
@@ -124,69 +185,120 @@ if [ -d .devroot/usr ]; then
             -DBoost_NO_BOOST_CMAKE=ON -DBoost_INCLUDE_DIR="$PWD/.devroot/usr/include")
   export LD_LIBRARY_PATH="$PWD/.devroot/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
-if [ $dry -eq 1 ] && [ -f "$build/CMakeCache.txt" ]; then
-  # Dry run in an existing build folder: regenerate it, with the benchmarks on.
-  step configure 100000 cmake "$build" -DMOELAB_BUILD_BENCH=ON
-else
-  # -Xptxas=-v: every kernel's registers, stack frame and spills land in the build log (read below).
-  step configure 90 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMOELAB_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DCMAKE_CUDA_FLAGS="-Xptxas=-v" -DMOELAB_PYTHON=OFF "${devflags[@]}"
-fi
-
-# ---- 3. build: the GPU tests and benchmarks first, the moelab program (all topics) after ----
-targets_a=()
-known=$(ninja -C "$build" -t targets all 2>/dev/null | sed -n 's/^\([A-Za-z0-9_]*\): phony$/\1/p' | sort -u)
-for t in test_gpu_philox test_gpu_routing test_gpu_spectra gpu_bench_spectra bench_routing bench_moe_epoch \
-         $(echo "$known" | grep '^test_gpu_'); do  # other helpers' GPU tests (noisy, moe, ...) too
-  if echo "$known" | grep -qx "$t"; then
-    [[ " ${targets_a[*]} " == *" $t "* ]] || targets_a+=("$t")
-  else
-    table+=("| target $t | not in this build (MOELAB_BUILD_BENCH / MOELAB_CUDA off?) | 0 |")
-  fi
-done
-# -k 0: a target that fails to build (another part mid-edit) does not stop the others.
-step build_gpu_targets 300 cmake --build "$build" --target "${targets_a[@]}" -j "$jobs" -- -k 0
 build_b_pid=""
-if [ $dry -eq 1 ]; then
-  step build_moelab 100000 cmake --build "$build" --target moelab_exe -j "$jobs" -- -k 0
-else
-  # In the background while the GPU runs (a note in the report: CPU timings wait for it).
-  ( nice -n 10 timeout --kill-after=5 $(( $(left) - 60 )) cmake --build "$build" --target moelab_exe -j "$jobs" -- -k 0 \
-      > "$out/steps/build_moelab.log" 2>&1; echo "exit $?" >> "$out/steps/build_moelab.log" ) &
-  build_b_pid=$!
-fi
-
-# ---- 4. the GPU tests: a skip is a failure on a device ----
-if [ $dry -eq 1 ]; then
-  step ctest_gpu 100000 ctest --test-dir "$build" -L gpu --output-on-failure
-else
-  step ctest_gpu 150 env MOELAB_REQUIRE_GPU=1 ctest --test-dir "$build" -L gpu --output-on-failure --timeout 140
-fi
-
-# ---- 5. GPU benchmarks ----
-# Dense shapes at 1e8 points; the hashed shape (C(256, 8) = 4e14 regions: every point its own run,
-# merged and inserted into a hashed histogram on the host) at a fifth of that.
-step bench_routing_cuda 90 "$bin/bench_routing" --paths cuda-full,cuda-projected --points "$pts_gpu" --reps 3 --shapes 16,8,256:64,8,1024
-step bench_routing_cuda_hashed 90 "$bin/bench_routing" --paths cuda-full,cuda-projected --points "$(( pts_gpu / 5 ))" --reps 3 --shapes 256,8,256
-cat "$out/steps/bench_routing_cuda_hashed.log" >> "$out/steps/bench_routing_cuda.log" 2>/dev/null
-step bench_spectra_cuda 90 "$bin/gpu_bench_spectra"
-step baselines_torch_cupy 150 "$py" bench/gpu_baselines.py --points "$pts_py" --routing-log "$out/steps/bench_routing_cuda.log"
-# W4 (docs/gpu.md, the trainer's section): one epoch's steps on the device, moelab and PyTorch.
-if [ -x "$bin/bench_moe_epoch" ]; then
-  step moe_epoch_cuda 90 "$bin/bench_moe_epoch" --device cuda --steps 20 --warmup 2
-  if [ $dry -eq 0 ]; then
-    step moe_epoch_torch_cuda 90 "$py" bench/moe_pytorch_epoch.py --device cuda --steps 20 --warmup 2
+if want build; then
+  if [ $dry -eq 1 ] && [ -f "$build/CMakeCache.txt" ]; then
+    step configure 100000 cmake "$build" -DMOELAB_BUILD_BENCH=ON
   else
-    table+=("| moe_epoch_torch_cuda | skipped in a dry run (PyTorch on 2 CPU cores) | 0 |")
+    # -Xptxas=-v: every kernel's registers, stack frame and spills land in the build log (read below).
+    step configure 90 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMOELAB_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+      -DCMAKE_CUDA_FLAGS="-Xptxas=-v" -DMOELAB_PYTHON=OFF -DMOELAB_BUILD_BENCH=ON "${devflags[@]}"
+  fi
+  # The GPU tests and benchmarks first, the moelab program (all topics) after.
+  targets_a=()
+  known=$(ninja -C "$build" -t targets all 2>/dev/null | sed -n 's/^\([A-Za-z0-9_]*\): phony$/\1/p' | sort -u)
+  for t in test_gpu_philox test_gpu_routing test_gpu_spectra test_gpu_noisy test_gpu_moe test_gpu_tolerance gpu_bench_spectra \
+           bench_routing bench_moe_epoch bench_noisy_model $(echo "$known" | grep '^test_gpu_'); do
+    if echo "$known" | grep -qx "$t"; then
+      [[ " ${targets_a[*]} " == *" $t "* ]] || targets_a+=("$t")
+    else
+      skip "target $t" "not in this build (MOELAB_BUILD_BENCH / MOELAB_CUDA off?)"
+    fi
+  done
+  # -k 0: a target that fails to build (another part mid-edit) does not stop the others.
+  step build_gpu_targets 300 cmake --build "$build" --target "${targets_a[@]}" -j "$jobs" -- -k 0
+  if [ $dry -eq 1 ]; then
+    step build_moelab 100000 cmake --build "$build" --target moelab_exe -j "$jobs" -- -k 0
+  else
+    # In the background while the GPU runs; the steps that need the program wait for it.
+    ( nice -n 10 timeout --kill-after=5 $(( $(left) - 60 )) cmake --build "$build" --target moelab_exe -j "$jobs" -- -k 0 \
+        > "$out/steps/build_moelab.log" 2>&1; echo "exit $?" >> "$out/steps/build_moelab.log" ) &
+    build_b_pid=$!
+  fi
+fi
+wait_moelab() {
+  if [ -n "$build_b_pid" ]; then
+    local s=$(date +%s); wait "$build_b_pid"; local dt=$(( $(date +%s) - s ))
+    cat "$out/steps/build_moelab.log" >> "$log"
+    table+=("| build_moelab (background; waited ${dt}s) | $(tail -1 "$out/steps/build_moelab.log") | - |")
+    build_b_pid=""
+  fi
+}
+
+# ---- 2. tests: a skip is a failure on a device ----
+if want tests; then
+  if [ $dry -eq 1 ]; then
+    step ctest_gpu 100000 ctest --test-dir "$build" -L gpu --output-on-failure
+  else
+    step ctest_gpu 150 env MOELAB_REQUIRE_GPU=1 ctest --test-dir "$build" -L gpu --output-on-failure --timeout 140
+  fi
+  # The TF32 tolerance of gpu:moe_trainer against TF32 emulated on the CPU (prints the failing case's
+  # table and the control's ratios). CPU only (~30 s on one core): on a device it runs in the
+  # background beside the GPU steps and is collected before the report.
+  tol_exe=$build/tests/gpu/test_gpu_tolerance
+  if [ $dry -eq 1 ]; then
+    step tolerance_cpu 100000 "$tol_exe"
+  elif [ -x "$tol_exe" ]; then
+    ( timeout --kill-after=5 $(( $(left) - 30 )) "$tol_exe" > "$out/steps/tolerance_cpu.log" 2>&1; echo "exit $?" >> "$out/steps/tolerance_cpu.log" ) &
+    tol_pid=$!
   fi
 fi
 
-# ---- 6. CPU-vs-GPU agreement runs (need the moelab program) ----
-if [ -n "$build_b_pid" ]; then
-  s=$(date +%s); wait "$build_b_pid"; dt=$(( $(date +%s) - s ))
-  cat "$out/steps/build_moelab.log" >> "$log"
-  table+=("| build_moelab (background; waited ${dt}s) | $(tail -1 "$out/steps/build_moelab.log") | - |")
+# ---- 3. W2: region masses on the device ----
+if want w2; then
+  step w2_dense 60 "$bin/bench_routing" --paths cuda-full,cuda-projected --points "$pts_dense" --reps 3 --shapes 16,8,256
+  # Hashed: C(256,8) = 4.1e14 and C(64,8) = 4.4e9 regions, almost every point its own region.
+  step w2_hashed 90 "$bin/bench_routing" --paths cuda-full,cuda-projected --points "$pts_hashed" --reps 3 --shapes 256,8,256:64,8,1024
+  cat "$out/steps/w2_dense.log" "$out/steps/w2_hashed.log" > "$out/steps/bench_routing_cuda.log" 2>/dev/null
 fi
+
+# ---- 4. W1: the noisy Fig. 3 sweep, moelab and PyTorch on the same model instance ----
+if want w1 || want check || want agree || want granularity; then wait_moelab; fi
+if want w1; then
+  if [ -x "$bin/moelab" ]; then
+    # The compute-time line ("moelab: noisy.excess_risk on cuda: compute ... s") is on stderr, in the log.
+    step w1_moelab_cuda 90 bash -c "$(declare -f timed); timed \"\$@\"" _ "$bin/moelab" run scenarios/noisy_fig3.toml --backend cuda \
+      --trials "$fig3_trials" --no-journal -o "$out/steps/noisy_fig3_cuda.csv"
+  else
+    skip w1_moelab_cuda "not run: $bin/moelab was not built"
+  fi
+  step w1_model_instance 30 "$bin/bench_noisy_model" scenarios/noisy_fig3.toml "$out/steps/noisy_fig3_model.txt"
+  ns="240 480 720 840 888 900 912 960 1080 1200 1500 1800 2400 3000 3600"
+  cmp=(); [ -f "$out/steps/noisy_fig3_cuda.csv" ] && cmp=(--compare "$out/steps/noisy_fig3_cuda.csv")
+  if [ $dry -eq 0 ]; then
+    step w1_torch_cholesky 90 "$py" bench/torch_fig3_gpu.py --n $ns --trials "$fig3_trials" --batch 100 --method cholesky \
+      --model "$out/steps/noisy_fig3_model.txt" "${cmp[@]}"
+    step w1_torch_lstsq 90 "$py" bench/torch_fig3_gpu.py --n $ns --trials "$lstsq_trials" --batch 100 --method lstsq \
+      --model "$out/steps/noisy_fig3_model.txt"
+  else
+    skip w1_torch "skipped in a dry run (no PyTorch here; the script's model reader and comparison are CPU-tested)"
+  fi
+fi
+
+# ---- 5. check: the claims with a device path give the same verdicts on both backends ----
+# The claims whose Claim::cuda is set (tests/catalogue/cuda_status_test.cpp pins the list).
+device_claims="routing.lemma32.region_masses"
+if want check; then
+  if [ -x "$bin/moelab" ]; then
+    for c in $device_claims; do
+      step "check_cpu_$c" 120 "$bin/moelab" check --quick --only "$c" --backend cpu --no-journal --out-dir "$out/steps/check_cpu"
+      step "check_cuda_$c" 120 "$bin/moelab" check --quick --only "$c" --backend cuda --no-journal --out-dir "$out/steps/check_cuda"
+      step "check_same_verdicts_$c" 10 python3 - "$out/steps/check_cpu/check.csv" "$out/steps/check_cuda/check.csv" <<'PY'
+import csv, sys
+def verdicts(p):
+    return {r["id"]: r["verdict"] for r in csv.DictReader(l for l in open(p) if not l.startswith("#"))}
+a, b = verdicts(sys.argv[1]), verdicts(sys.argv[2])
+for k in sorted(a):
+    print(f"{k}: cpu {a[k]}, cuda {b.get(k, 'missing')}")
+sys.exit(0 if a == b and a else 1)
+PY
+    done
+  else
+    skip check "not run: $bin/moelab was not built"
+  fi
+fi
+
+# ---- 6. CPU-vs-CUDA agreement of the validated studies' rows ----
 agree() {  # agree TOML TAG [moelab run options...]; a dry run's $trials (--trials 2) replaces theirs
   local toml=$1 tag=$2; shift 2
   local args=() skip=0 a
@@ -199,42 +311,120 @@ agree() {  # agree TOML TAG [moelab run options...]; a dry run's $trials (--tria
   "$bin/moelab" run "$toml" --backend cuda -o "$out/steps/${tag}_cuda.csv" --no-journal "${args[@]}" $trials || return 1
   python3 bench/gpu_compare_csv.py "$out/steps/${tag}_cpu.csv" "$out/steps/${tag}_cuda.csv"
 }
-if [ -x "$bin/moelab" ]; then
-  step agree_routing_balance 120 bash -c "$(declare -f agree); bin=$bin out=$out trials=\"${trials_opt[*]}\"; agree scenarios/routing_balance.toml routing_balance"
-  # spectra.esd with Rademacher entries: the CPU draws every entry there (Sampler::entries), as the
-  # device does, so the rows agree point by point (Gaussian M <= N uses the tridiagonal model on the CPU).
-  sed -e 's/^law = .*/law = "rademacher"/' -e 's/^trials = .*/trials = 40/' scenarios/spectra_mp_density.toml > "$out/steps/spectra_esd_rademacher.toml"
-  step agree_spectra_esd 120 bash -c "$(declare -f agree); bin=$bin out=$out trials=\"${trials_opt[*]}\"; agree $out/steps/spectra_esd_rademacher.toml spectra_esd"
-  # W1 (docs/gpu.md, the noisy section): Fig. 3 rows on both backends at 20 trials (its CPU side is
-  # estimated at 3.6e10 operations a trial: 100 trials would not fit the step on 16 cores), then the
-  # device at the paper's 1000 trials and the PyTorch baselines of bench/torch_fig3_gpu.py.
-  if [ -f scenarios/noisy_fig3.toml ]; then
-    step agree_noisy_fig3 150 bash -c "$(declare -f agree); bin=$bin out=$out trials=\"${trials_opt[*]}\"; agree scenarios/noisy_fig3.toml noisy_fig3 --trials 20"
-    step noisy_fig3_cuda_1000 120 "$bin/moelab" run scenarios/noisy_fig3.toml --backend cuda --trials 1000 --no-journal -o "$out/steps/noisy_fig3_cuda_1000.csv"
-    if [ $dry -eq 0 ] && [ -f bench/torch_fig3_gpu.py ]; then
-      for method in cholesky lstsq; do
-        step "torch_fig3_$method" 90 "$py" bench/torch_fig3_gpu.py --n 240 480 720 840 888 900 912 960 1080 1200 1500 1800 2400 3000 3600 \
-          --trials 1000 --batch 100 --method "$method"
-      done
+if want agree; then
+  if [ -x "$bin/moelab" ]; then
+    step agree_routing_balance 90 bash -c "$(declare -f agree); bin=$bin out=$out trials=\"${trials_opt[*]}\"; agree scenarios/routing_balance.toml routing_balance"
+    # spectra.esd with Rademacher entries: the CPU draws every entry there (Sampler::entries), as the
+    # device does, so the rows agree point by point (Gaussian M <= N uses the tridiagonal model on the CPU).
+    sed -e 's/^law = .*/law = "rademacher"/' -e 's/^trials = .*/trials = 40/' scenarios/spectra_mp_density.toml > "$out/steps/spectra_esd_rademacher.toml"
+    step agree_spectra_esd 90 bash -c "$(declare -f agree); bin=$bin out=$out trials=\"${trials_opt[*]}\"; agree $out/steps/spectra_esd_rademacher.toml spectra_esd"
+    step agree_noisy_fig3 150 bash -c "$(declare -f agree); bin=$bin out=$out trials=\"${trials_opt[*]}\"; agree scenarios/noisy_fig3.toml noisy_fig3 --trials $agree_trials"
+    if [ -f bench/gpu_agreement.list ]; then  # more device paths: "scenario [moelab run options]" a line
+      while read -r toml extra; do
+        [ -n "$toml" ] && [ "${toml#\#}" = "$toml" ] || continue
+        tag=$(basename "$toml" .toml)
+        step "agree_$tag" 120 bash -c "$(declare -f agree); bin=$bin out=$out trials=\"${trials_opt[*]}\"; agree $toml $tag $extra"
+      done < bench/gpu_agreement.list
+    fi
+  else
+    skip agree "not run: $bin/moelab was not built"
+  fi
+fi
+
+# ---- 7. W3 spectra, the baselines, W4 trainer ----
+if want bench; then
+  step w3_spectra_cuda 90 "$bin/gpu_bench_spectra"
+  if [ $dry -eq 0 ]; then
+    step baselines_torch_cupy 150 "$py" bench/gpu_baselines.py --points "$pts_py" --routing-log "$out/steps/bench_routing_cuda.log"
+  else
+    skip baselines_torch_cupy "skipped in a dry run (no PyTorch / CuPy here)"
+  fi
+  if [ -x "$bin/bench_moe_epoch" ]; then
+    step w4_moe_epoch_cuda 60 "$bin/bench_moe_epoch" --device cuda --steps "$moe_steps" --warmup 5
+    if [ $dry -eq 0 ]; then
+      step w4_moe_epoch_torch 90 "$py" bench/moe_pytorch_epoch.py --device cuda --steps "$moe_steps" --warmup 5
+    else
+      skip w4_moe_epoch_torch "skipped in a dry run (PyTorch on 2 CPU cores)"
     fi
   fi
-  # More device paths: one "scenario [moelab run options]" per line in bench/gpu_agreement.list.
-  if [ -f bench/gpu_agreement.list ]; then
-    while read -r toml extra; do
-      [ -n "$toml" ] && [ "${toml#\#}" = "$toml" ] || continue
-      tag=$(basename "$toml" .toml)
-      step "agree_$tag" 120 bash -c "$(declare -f agree); bin=$bin out=$out trials=\"${trials_opt[*]}\"; agree $toml $tag $extra"
-    done < bench/gpu_agreement.list
-  fi
-else
-  table+=("| agreement runs | not run: $bin/moelab was not built | 0 |")
 fi
-# CPU paths of bench_routing last (after the background build, so they measure an idle CPU).
-step bench_routing_cpu 90 "$bin/bench_routing" --paths full,projected --points "$pts_cpu" --reps 3 --shapes 16,8,256:256,8,256
 
-# ---- 7. the report ----
+# ---- 8. compute-sanitizer: a small case of each GPU test (memcheck; racecheck where shared memory is used) ----
+if want sanitizer; then
+  san=$(command -v compute-sanitizer || { [ -x /usr/local/cuda/bin/compute-sanitizer ] && echo /usr/local/cuda/bin/compute-sanitizer; } || true)
+  if [ -z "$san" ]; then
+    skip sanitizer "not run: compute-sanitizer not found"
+  elif [ "$(left)" -lt 150 ]; then
+    skip sanitizer "not run: under 150 s left"
+  else
+    tb=$build/tests/gpu
+    [ -x "$tb/test_gpu_philox" ] || tb=$build/tests
+    sanitize() {  # sanitize TOOL NAME EXE [Catch test spec]
+      local tool=$1 name=$2 exe=$3; shift 3
+      step "sanitizer_${tool}_$name" 60 env MOELAB_REQUIRE_GPU=$([ $dry -eq 1 ] && echo 0 || echo 1) \
+        "$san" --tool "$tool" --error-exitcode 9 --print-limit 20 "$exe" "$@"
+    }
+    sanitize memcheck philox "$tb/test_gpu_philox"
+    sanitize memcheck routing "$tb/test_gpu_routing" "device histograms equal the CPU histograms (dense and hashed)"
+    sanitize memcheck spectra "$tb/test_gpu_spectra" "device matrices equal the CPU's iid matrices entry by entry"
+    sanitize memcheck noisy "$tb/test_gpu_noisy" "gpu noisy: device designs equal draw_training_set"
+    sanitize memcheck moe "$tb/test_gpu_moe" "control: TF32 GEMMs are visibly less exact than float32 on the Fig. 2 student"
+    # racecheck: shared-memory hazards (CUB's radix sort and run-length encoding in routing and moe).
+    sanitize racecheck routing "$tb/test_gpu_routing" "device histograms equal the CPU histograms (dense and hashed)"
+    sanitize racecheck moe "$tb/test_gpu_moe" "control: TF32 GEMMs are visibly less exact than float32 on the Fig. 2 student"
+  fi
+fi
+
+# ---- 9. granularity paper-size scenarios on the device, continued across calls ----
+gran_dir=$out/granularity
+if want granularity; then
+  mkdir -p "$gran_dir"
+  if [ $dry -eq 0 ]; then
+    gran_list="moe_granularity_fig3_paper moe_granularity_fig2_paper moe_granularity_fig4_paper moe_granularity_fig5_paper"
+    gran_backend=cuda
+  else
+    # Here: the quick scenarios on the CPU under a short limit, to exercise the journal and --resume.
+    gran_list="moe_granularity_fig3_quick moe_granularity_fig2_quick"
+    gran_backend=cpu
+    [ -z "$gran_limit" ] && gran_limit=60
+  fi
+  if [ -x "$bin/moelab" ]; then
+    for name in $gran_list; do
+      csv=$gran_dir/$name.csv
+      opts=()
+      if [ -n "$resume_from" ] && [ -f "$resume_from/$name.csv" ]; then
+        cp "$resume_from/$name.csv" "$csv"; skip "granularity_$name" "finished in an earlier call (copied from $resume_from)"; continue
+      fi
+      if [ -n "$resume_from" ] && [ -f "$resume_from/$name.csv.journal" ]; then
+        cp "$resume_from/$name.csv.journal" "$csv.journal"; opts=(--resume)
+      fi
+      # Every remaining second (less the report's reserve) goes to the first unfinished scenario; an
+      # interrupted run keeps its journal (SIGTERM), and the next call resumes it.
+      limit=$(( $(left) - 20 ))
+      if [ "$limit" -lt 30 ]; then skip "granularity_$name" "not run: budget spent (continue with --resume-from)"; continue; fi
+      [ -n "$gran_limit" ] && [ "$gran_limit" -lt "$limit" ] && limit=$gran_limit
+      strict=1
+      step "granularity_$name" "$limit" "$bin/moelab" run "scenarios/$name.toml" --backend "$gran_backend" -o "$csv" "${opts[@]}"
+      strict=0
+      if [ -f "$csv.journal" ]; then
+        echo "granularity_$name: unfinished, $(grep -c '^unit ' "$csv.journal" 2>/dev/null || echo 0) points journaled" >> "$out/steps/granularity_$name.log"
+      fi
+    done
+  else
+    skip granularity "not run: $bin/moelab was not built"
+  fi
+  tar -C "$out" -czf "$out/granularity.tar.gz" granularity 2>/dev/null
+  ls -l "$gran_dir" > "$out/steps/granularity_files.log" 2>&1
+fi
+wait_moelab
+if [ -n "${tol_pid:-}" ]; then
+  wait "$tol_pid"; cat "$out/steps/tolerance_cpu.log" >> "$log"
+  table+=("| tolerance_cpu (background) | $(tail -1 "$out/steps/tolerance_cpu.log") | - |")
+fi
+
+# ---- the report ----
 {
-  echo "# GPU run of $(git rev-parse --short HEAD 2>/dev/null || echo '?') ($(date -u '+%Y-%m-%d %H:%M UTC'))"
+  echo "# GPU run of $(revision) ($(date -u '+%Y-%m-%d %H:%M UTC'))"
   echo
   echo "Mode: $([ $dry -eq 1 ] && echo '**dry run** (no GPU: tests skip, device runs are refused)' || echo device). Total $(( $(date +%s) - t0 )) s of a ${budget} s budget."
   echo
@@ -245,26 +435,38 @@ step bench_routing_cpu 90 "$bin/bench_routing" --paths full,projected --points "
   printf '%s\n' "${table[@]}"
   echo
   echo "## GPU tests (ctest -L gpu$([ $dry -eq 0 ] && echo ', MOELAB_REQUIRE_GPU=1'))"
-  echo '```'; grep -E "Test +#|tests passed|tests failed|Skipped|usable|CUDA runtime|FAILED|skipped" "$out/steps/ctest_gpu.log" 2>/dev/null | head -40; echo '```'
+  echo '```'; grep -E "Test +#|tests passed|tests failed|Skipped|usable|CUDA runtime|FAILED|skipped|with expansion|REQUIRE|:[0-9]+: " "$out/steps/ctest_gpu.log" 2>/dev/null | head -60; echo '```'
+  echo "## TF32 tolerance (CPU emulation)"
+  echo '```'; grep -vE "^\s*$|^~~~|^-----|^\.\.\.\.|Catch v2|Run with -\?" "$out/steps/tolerance_cpu.log" 2>/dev/null | head -60; echo '```'
   echo
   echo "## Kernel resources (ptxas -v: registers, stack frame, spills)"
   echo '```'
   grep -hE "Compiling entry|Used [0-9]+ registers|bytes stack frame" "$out/steps/build_gpu_targets.log" 2>/dev/null | sed 's/^ *//' | head -60
   echo '```'
   echo
-  for s in bench_routing_cuda bench_spectra_cuda baselines_torch_cupy moe_epoch_cuda moe_epoch_torch_cuda noisy_fig3_cuda_1000 \
-           torch_fig3_cholesky torch_fig3_lstsq bench_routing_cpu; do  # (bench_routing_cuda holds the hashed run too)
+  for s in w2_dense w2_hashed w1_moelab_cuda w1_torch_cholesky w1_torch_lstsq w3_spectra_cuda baselines_torch_cupy \
+           w4_moe_epoch_cuda w4_moe_epoch_torch; do
     [ -f "$out/steps/$s.log" ] || continue
     echo "## $s"
     echo '```'; grep -vE "^\s*$" "$out/steps/$s.log" 2>/dev/null | tail -40; echo '```'
   done
+  echo "## check: CPU vs CUDA verdicts"
+  for f in "$out"/steps/check_same_verdicts_*.log; do [ -f "$f" ] && { echo '```'; cat "$f"; echo '```'; }; done
   echo "## Agreement (CPU vs CUDA rows)"
   for f in "$out"/steps/agree_*.log; do
     [ -f "$f" ] || continue
     echo "### $(basename "$f" .log)"; echo '```'; tail -25 "$f"; echo '```'
   done
+  echo "## compute-sanitizer"
+  for f in "$out"/steps/sanitizer_*.log; do
+    [ -f "$f" ] || continue
+    echo "### $(basename "$f" .log)"; echo '```'; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race|error|passed|failed|skipped" "$f" | head -15; echo '```'
+  done
+  echo "## Granularity paper-size runs ($gran_dir -> granularity.tar.gz)"
+  echo '```'; cat "$out/steps/granularity_files.log" 2>/dev/null; grep -h "unfinished\|wrote\|resum" "$out"/steps/granularity_*.log 2>/dev/null | head -20; echo '```'
 } > "$results"
-# At most 8 files come back from $OUT: the report, the combined log, and the steps folder packed.
+# Few files come back from $OUT: the report, the combined log, the steps folder and the granularity folder packed.
 tar -C "$out" -czf "$out/gpu_steps.tar.gz" steps 2>/dev/null && rm -rf "$out/steps"
-echo "gpu_run.sh: wrote $results ($(wc -l < "$results") lines), $log, $out/gpu_steps.tar.gz"
-tail -n +1 "$results" | grep -E "^\| " | head -30
+[ -f "$out/granularity.tar.gz" ] && rm -rf "$gran_dir"
+echo "gpu_run.sh: wrote $results ($(wc -l < "$results") lines), $log, $out/gpu_steps.tar.gz$([ -f "$out/granularity.tar.gz" ] && echo ", $out/granularity.tar.gz")"
+grep -E "^\| " "$results" | head -60

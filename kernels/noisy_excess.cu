@@ -127,6 +127,13 @@ struct NoisyDeviceContext::State {
 NoisyDeviceContext::NoisyDeviceContext(double budget_bytes) : state_(std::make_unique<State>()), budget_(budget_bytes) {}
 NoisyDeviceContext::~NoisyDeviceContext() = default;
 
+void noisy_device_warmup(NoisyDeviceContext& ctx) {
+  check(cudaFree(nullptr), "cudaFree(nullptr) (context creation)");
+  ctx.state().cublas();
+  ctx.state().cusolver();
+  check(cudaDeviceSynchronize(), "warm-up synchronisation");
+}
+
 namespace {
 
 void validate(const NoisyModelView& m, int n) {

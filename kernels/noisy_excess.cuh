@@ -66,6 +66,10 @@ class NoisyDeviceContext {
   double budget_;
 };
 
+/// Creates the context's CUDA context use, cuBLAS and cuSOLVER handles and synchronises: the one-time
+/// initialisation, so that a caller can time the compute without it (moelab's W1 timing line).
+void noisy_device_warmup(NoisyDeviceContext& ctx);
+
 /// Excess risks of trials first .. first + trials - 1 of a sweep point (seed), whose allocations are
 /// counts[t k + e] (t relative to `first`). Writes out[0 .. trials). `on_batch(done, ctx)` after each
 /// batch (may be null). Throws std::runtime_error on a CUDA / cuBLAS / cuSOLVER failure (naming the

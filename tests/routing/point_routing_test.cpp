@@ -328,3 +328,75 @@ TEST_CASE("RunMerger equals a map over many random batches", "[routing]") {
   CHECK(merger.finish() == std::vector<std::pair<std::uint64_t, std::uint64_t>>(want.begin(), want.end()));
   CHECK(merger.finish().empty());
 }
+
+TEST_CASE("the device's hashed path (runs per chunk, merged, taken as sorted runs) equals the CPU hash map exactly", "[routing]") {
+  // kernels/routing_masses.cu, hashed regime: the ranks of a chunk of whole batches are sorted and
+  // run-length encoded once per chunk (CUB); the chunks' runs go through RunMerger; the result becomes
+  // the histogram by RegionHistogram::from_sorted_runs (no hashing). Emulated here from the device
+  // layout's ranks, for a single chunk and for chunks that split the points unevenly, against the CPU's
+  // hashed histogram (Router::count): every accessor must agree exactly, before and after an add().
+  const std::uint64_t seed = 5, draw = 2, n = 20000, batch = 1280;
+  const rt::Router router(rt::gaussian_routing_vectors(64, 16, seed, draw), 5, rt::ScorePath::full);  // C(64,5) = 7.6e6 > 2^22
+  const std::uint64_t C = router.ranker().count();
+  REQUIRE(C > rt::RegionHistogram::kDenseLimit);
+  rt::RegionHistogram cpu(C);
+  router.count(rt::InputLaw::gaussian, seed, draw, 0, n, cpu);
+  REQUIRE_FALSE(cpu.dense());
+  const auto ranks = device_layout_ranks(router, seed, draw, 0, n, batch, nullptr);
+  for (const std::uint64_t chunk : {n, 5 * batch, batch}) {
+    CAPTURE(chunk);
+    rt::RunMerger merger;
+    for (std::uint64_t first = 0; first < n; first += chunk) {
+      std::vector<std::uint64_t> b(ranks.begin() + static_cast<long>(first), ranks.begin() + static_cast<long>(std::min(n, first + chunk)));
+      std::sort(b.begin(), b.end());  // DeviceRadixSort::SortKeys
+      std::vector<std::uint64_t> keys;  // DeviceRunLengthEncode::Encode
+      std::vector<unsigned int> counts;
+      for (const std::uint64_t r : b) {
+        if (keys.empty() || keys.back() != r) keys.push_back(r), counts.push_back(0);
+        ++counts.back();
+      }
+      merger.add(keys.data(), counts.data(), keys.size());
+    }
+    rt::RegionHistogram dev = rt::RegionHistogram::from_sorted_runs(C, merger.finish());
+    REQUIRE_FALSE(dev.dense());
+    CHECK(dev.sorted_entries() == cpu.sorted_entries());
+    CHECK(dev.total() == cpu.total());
+    CHECK(dev.occupied() == cpu.occupied());
+    CHECK(dev.pair_collisions() == cpu.pair_collisions());
+    CHECK(dev.regions_at_least(2) == cpu.regions_at_least(2));
+    for (std::uint64_t r : {ranks[0], ranks[n / 2], ranks[n - 1], std::uint64_t{0}, C - 1}) CHECK(dev.count(r) == cpu.count(r));
+    const rt::RegionMassSummary sd = rt::summarize_regions(dev), sc = rt::summarize_regions(cpu);
+    CHECK(sd.occupied == sc.occupied);
+    CHECK(sd.normalized_second_moment == sc.normalized_second_moment);
+    // add() and merge() turn the runs into the hash table without changing a count.
+    rt::RegionHistogram cpu2 = cpu;
+    dev.add(ranks[7], 3), cpu2.add(ranks[7], 3);
+    dev.add(C - 2), cpu2.add(C - 2);
+    CHECK(dev.sorted_entries() == cpu2.sorted_entries());
+    rt::RegionHistogram merged(C);
+    merged.merge(rt::RegionHistogram::from_sorted_runs(C, cpu.sorted_entries()));
+    CHECK(merged.sorted_entries() == cpu.sorted_entries());
+  }
+  // Control: runs of another draw's points differ from this draw's histogram.
+  rt::RegionHistogram other(C);
+  router.count(rt::InputLaw::gaussian, seed, draw + 1, 0, n, other);
+  CHECK(rt::RegionHistogram::from_sorted_runs(C, other.sorted_entries()).sorted_entries() != cpu.sorted_entries());
+}
+
+TEST_CASE("RegionHistogram::from_sorted_runs: dense below the limit, and malformed runs refused", "[routing]") {
+  const std::vector<std::pair<std::uint64_t, std::uint64_t>> runs{{1, 2}, {5, 1}, {9, 4}};
+  const auto dense = rt::RegionHistogram::from_sorted_runs(10, runs);
+  CHECK(dense.dense());
+  CHECK(dense.sorted_entries() == runs);
+  CHECK(dense.total() == 7);
+  const auto hashed = rt::RegionHistogram::from_sorted_runs(10, runs, 4);
+  CHECK_FALSE(hashed.dense());
+  CHECK(hashed.sorted_entries() == runs);
+  CHECK(hashed.count(9) == 4);
+  CHECK(hashed.count(8) == 0);
+  using Runs = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+  CHECK_THROWS(rt::RegionHistogram::from_sorted_runs(10, Runs{{5, 1}, {1, 2}}, 4));   // not ascending
+  CHECK_THROWS(rt::RegionHistogram::from_sorted_runs(10, Runs{{1, 1}, {1, 2}}, 4));   // repeated rank
+  CHECK_THROWS(rt::RegionHistogram::from_sorted_runs(10, Runs{{1, 0}}, 4));           // empty run
+  CHECK_THROWS(rt::RegionHistogram::from_sorted_runs(10, Runs{{10, 1}}, 4));          // rank out of range
+}

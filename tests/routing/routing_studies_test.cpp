@@ -150,9 +150,11 @@ TEST_CASE("routing study declarations are complete and consistent", "[routing][s
       CHECK(!p.doc.empty());
       CHECK(p.key.rfind("params.", 0) == 0);
     }
-    // Only the region-mass studies have a (experimental) CUDA path; only Table 1 is deterministic.
+    // Only the region-mass studies have a CUDA path, validated (agreed with the CPU on an H200,
+    // docs/gpu.md "Validation"); only Table 1 is deterministic.
     const bool region_mass = s.name == "routing.balance" || s.name == "routing.mass_histogram";
-    CHECK((s.cuda == moelab::CudaPath::experimental) == region_mass);
+    CHECK((s.cuda == moelab::CudaPath::validated) == region_mass);
+    CHECK((s.cuda == moelab::CudaPath::none) == !region_mass);
     CHECK(s.trial_unit.empty() == (s.name == "routing.configurations"));
   }
 }

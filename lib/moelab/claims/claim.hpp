@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "moelab/core/backend.hpp"
 #include "moelab/core/keys.hpp"
 
 namespace moelab::claims {
@@ -65,6 +66,10 @@ struct Evidence {
 struct CheckBudget {
   bool full = false;       // --full: larger samples; --quick (default) must finish in < 2 minutes in all
   std::uint64_t seed = 1;  // suite seed; each claim derives its own from (seed, id)
+  // `check --backend cuda`: where the claim has a device path (Claim::cuda) its experiment runs there
+  // (the same draws as the CPU's; the verdicts must agree, bench/gpu_run.sh compares them); every
+  // other claim ignores it. The default, and `check`'s `auto`, is the CPU reference.
+  Backend backend = Backend::cpu;
   template <class T>
   T pick(T quick, T full_value) const { return full ? full_value : quick; }
 };
@@ -77,6 +82,8 @@ struct Claim {
   /// Runs the evidence. `key` is RngKey::root(suite seed).with(id): derive every sub-experiment's
   /// seed from it (key.with("n", n).seed()), never by adding to a seed.
   std::function<Evidence(const CheckBudget&, const RngKey& key)> check;
+  /// Whether `check` honours CheckBudget::backend (a study's device path under the same draws).
+  CudaPath cuda = CudaPath::none;
 };
 
 /// The registry; topics add their claims in register_claims (the catalogue calls every topic's).

@@ -329,6 +329,8 @@ CsvTable suite_table(const SuiteResult& r, const CheckBudget& budget) {
   t.add_metadata("tool", tool_provenance());
   t.add_metadata("command", budget.full ? "check --full" : "check --quick");
   t.add_metadata("seed", fmt::format("{}", budget.seed));
+  // Only under --backend cuda (the CPU reference's check.csv keeps its bytes).
+  if (budget.backend == Backend::cuda) t.add_metadata("backend", "cuda (claims with a device path ran there; the others on the CPU)");
   t.add_metadata("alpha", fmt::format("{}", r.alpha));
   t.add_metadata("family", fmt::format("every printed, exact and control test at alpha/{} ({} registered claims; "
                                        "adjusted p = {} p)", r.family_size, r.family_size, r.family_size));

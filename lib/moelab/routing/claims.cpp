@@ -19,7 +19,7 @@ void register_claims(claims::Registry& r) {
   r.add({"routing.lemma32.region_masses", "granularity, Lemma 3.2 (Eqs. 3.1-3.3), Lemmas A.5-A.7",
          "For Gaussian routing vectors and d >= C k (log m)^2: E mu(U_S) = 1/C(m,k), E mu(U_S)^2 <= 3/C(m,k)^2, and at least 1/9 of "
          "the regions have mass >= 1/(2 C(m,k)).",
-         ClaimKind::bound, detail::check_region_masses});
+         ClaimKind::bound, detail::check_region_masses, CudaPath::validated});
   r.add({"routing.lemmaA3.shift_bound", "granularity, Lemma A.3",
          "With X_1..X_k ~ N(delta, 1) and the other m - k ~ N(0, 1), P[the first k are the top k] <= exp(delta k sqrt(2 log m)) / C(m, k).",
          ClaimKind::bound, detail::check_shift_bound});

@@ -1,6 +1,7 @@
 // routing.lemma32.region_masses: granularity paper, Lemma 3.2 (Eqs. 3.1-3.3) and Lemmas A.5-A.7.
 // The draws are those of the studies routing.balance / routing.mass_histogram (region_mass_draws on
-// the CPU reference sampler).
+// the CPU reference sampler, or on the device's under `check --backend cuda`: same points, same
+// counts up to score ties at rounding level).
 #include <cmath>
 #include <vector>
 
@@ -15,8 +16,8 @@ namespace moelab::routing::detail {
 using claims::TestResult;
 
 namespace {
-std::vector<RegionMassSummary> gaussian_draws(int m, int k, int d, int draws, std::uint64_t n, std::uint64_t seed) {
-  const auto sampler = make_region_mass_sampler(Backend::cpu);
+std::vector<RegionMassSummary> gaussian_draws(Backend backend, int m, int k, int d, int draws, std::uint64_t n, std::uint64_t seed) {
+  const auto sampler = make_region_mass_sampler(backend);
   return region_mass_draws(*sampler, {m, k, d, InputLaw::gaussian, ScorePath::automatic, n}, draws, seed);
 }
 }  // namespace
@@ -27,7 +28,7 @@ claims::Evidence check_region_masses(const claims::CheckBudget& b, const RngKey&
   const int draws = b.pick(100, 400);
   const std::uint64_t n = b.pick<std::uint64_t>(24000, 48000);  // 200 (400) points per region
   const double C = static_cast<double>(binomial(m, k));
-  const auto at = gaussian_draws(m, k, d, draws, n, key.with("d", d).seed());
+  const auto at = gaussian_draws(b.backend, m, k, d, draws, n, key.with("d", d).seed());
   Welford first, second, balanced;
   for (const auto& s : at) first.add(C * s.first_region_mass), second.add(s.normalized_second_moment), balanced.add(s.balanced_fraction);
   const SecondMomentExpansion ex = second_moment_expansion(m, k);
@@ -45,7 +46,7 @@ claims::Evidence check_region_masses(const claims::CheckBudget& b, const RngKey&
   const std::uint64_t series_n = b.pick<std::uint64_t>(12000, 24000);
   for (int dd : dims) {
     Welford w;
-    for (const auto& x : gaussian_draws(m, k, dd, series_draws, series_n, key.with("curvature", dd).seed()))
+    for (const auto& x : gaussian_draws(b.backend, m, k, dd, series_draws, series_n, key.with("curvature", dd).seed()))
       w.add(dd * (x.normalized_second_moment - 1.0));
     curvature.n.push_back(dd), curvature.value.push_back(w);
   }

@@ -95,6 +95,42 @@ RegionHistogram::RegionHistogram(std::uint64_t regions, std::uint64_t dense_limi
   }
 }
 
+RegionHistogram RegionHistogram::from_sorted_runs(std::uint64_t regions, std::vector<std::pair<std::uint64_t, std::uint64_t>> runs,
+                                                  std::uint64_t dense_limit) {
+  RegionHistogram h(regions, dense_limit);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    MOELAB_EXPECT(runs[i].first < regions && runs[i].second >= 1 && (i == 0 || runs[i - 1].first < runs[i].first),
+                  "RegionHistogram::from_sorted_runs: runs must have ascending ranks below the region count and positive counts");
+    h.total_ += runs[i].second;
+  }
+  if (h.dense_) {
+    for (const auto& [r, c] : runs) h.dense_counts_[r] = static_cast<std::uint32_t>(c);
+    return h;
+  }
+  h.keys_.clear(), h.values_.clear();
+  h.used_ = runs.size();
+  h.runs_ = std::move(runs);
+  h.sorted_ = true;
+  return h;
+}
+
+void RegionHistogram::hash_runs() {
+  if (!sorted_) return;
+  std::size_t size = 1024;
+  while (size < 2 * runs_.size() + 2) size *= 2;  // load factor <= 1/2 from the start: no regrowth
+  keys_.assign(size, kEmpty), values_.assign(size, 0);
+  const std::uint64_t mask = size - 1;
+  for (const auto& [r, c] : runs_) {
+    std::uint64_t h = mix64(r) & mask;
+    while (keys_[h] != kEmpty) h = (h + 1) & mask;
+    keys_[h] = r, values_[h] = c;
+  }
+  used_ = runs_.size();
+  runs_.clear();
+  runs_.shrink_to_fit();
+  sorted_ = false;
+}
+
 void RegionHistogram::grow() {
   std::vector<std::uint64_t> keys(keys_.size() * 2, kEmpty), values(keys_.size() * 2, 0);
   const std::uint64_t mask = keys.size() - 1;
@@ -110,6 +146,7 @@ void RegionHistogram::grow() {
 }
 
 void RegionHistogram::add(std::uint64_t region, std::uint64_t c) {
+  hash_runs();
   total_ += c;
   if (dense_) {
     dense_counts_[region] += static_cast<std::uint32_t>(c);
@@ -134,12 +171,21 @@ void RegionHistogram::merge(const RegionHistogram& o) {
     total_ += o.total_;
     return;
   }
+  hash_runs();
+  if (o.sorted_) {
+    for (const auto& [r, c] : o.runs_) add(r, c);
+    return;
+  }
   for (std::size_t s = 0; s < o.keys_.size(); ++s)
     if (o.keys_[s] != kEmpty) add(o.keys_[s], o.values_[s]);
 }
 
 std::uint64_t RegionHistogram::count(std::uint64_t region) const {
   if (dense_) return region < regions_ ? dense_counts_[region] : 0;
+  if (sorted_) {
+    const auto it = std::lower_bound(runs_.begin(), runs_.end(), region, [](const auto& e, std::uint64_t r) { return e.first < r; });
+    return it != runs_.end() && it->first == region ? it->second : 0;
+  }
   const std::uint64_t mask = keys_.size() - 1;
   std::uint64_t h = mix64(region) & mask;
   while (keys_[h] != kEmpty) {
@@ -159,6 +205,8 @@ double RegionHistogram::pair_collisions() const {
   const auto acc = [&](std::uint64_t c) { s += static_cast<u128>(c) * (c > 0 ? c - 1 : 0); };
   if (dense_)
     for (std::uint32_t c : dense_counts_) acc(c);
+  else if (sorted_)
+    for (const auto& e : runs_) acc(e.second);
   else
     for (std::size_t i = 0; i < keys_.size(); ++i)
       if (keys_[i] != kEmpty) acc(values_[i]);
@@ -170,6 +218,8 @@ std::uint64_t RegionHistogram::regions_at_least(std::uint64_t threshold) const {
   std::uint64_t n = 0;
   if (dense_)
     for (std::uint32_t c : dense_counts_) n += c >= threshold;
+  else if (sorted_)
+    for (const auto& e : runs_) n += e.second >= threshold;
   else
     for (std::size_t i = 0; i < keys_.size(); ++i) n += keys_[i] != kEmpty && values_[i] >= threshold;
   return n;
@@ -182,6 +232,7 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> RegionHistogram::sorted_ent
       if (dense_counts_[s] > 0) out.emplace_back(s, dense_counts_[s]);
     return out;
   }
+  if (sorted_) return runs_;
   for (std::size_t i = 0; i < keys_.size(); ++i)
     if (keys_[i] != kEmpty) out.emplace_back(keys_[i], values_[i]);
   std::sort(out.begin(), out.end());

@@ -46,12 +46,19 @@ void draw_points(InputLaw law, std::uint64_t seed, std::uint64_t draw, std::uint
 void top_k_indices(const double* scores, int m, int k, int* idx, double* work);
 
 /// Counts per region rank. Dense (a vector of C(m, k) counters) when C(m, k) <= dense_limit, else
-/// an open-addressing hash table of the occupied ranks. Counts are integers, so merging per-thread
-/// histograms in any order gives identical results.
+/// an open-addressing hash table of the occupied ranks, or (from_sorted_runs: the device's hashed
+/// path) the ascending (rank, count) runs themselves, which every accessor reads directly and the
+/// first add() or merge() turns into the hash table. Counts are integers, so merging per-thread
+/// histograms in any order gives identical results, in every representation.
 class RegionHistogram {
  public:
   static constexpr std::uint64_t kDenseLimit = std::uint64_t{1} << 22;  // 16 MiB of 32-bit counters
   explicit RegionHistogram(std::uint64_t regions, std::uint64_t dense_limit = kDenseLimit);
+  /// The histogram of `runs` ((rank, count), ranks strictly ascending, counts >= 1, ranks < regions):
+  /// no hashing (with every point in its own region, inserting 2e7 runs into the hash table cost
+  /// seconds, the whole of the device's hashed path on an H200). Dense when regions <= dense_limit.
+  static RegionHistogram from_sorted_runs(std::uint64_t regions, std::vector<std::pair<std::uint64_t, std::uint64_t>> runs,
+                                          std::uint64_t dense_limit = kDenseLimit);
   bool dense() const { return dense_; }
   std::uint64_t regions() const { return regions_; }
   void add(std::uint64_t region, std::uint64_t count = 1);
@@ -69,8 +76,11 @@ class RegionHistogram {
 
  private:
   void grow();
+  void hash_runs();  // sorted runs -> hash table (before the first add / merge)
   std::uint64_t regions_, total_ = 0;
   bool dense_;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> runs_;  // the sorted-runs representation
+  bool sorted_ = false;
   std::vector<std::uint32_t> dense_counts_;
   std::vector<std::uint64_t> keys_, values_;  // hashed: empty key = ~0
   std::uint64_t used_ = 0;

@@ -148,7 +148,7 @@ StudyDef mass_histogram_study() {
       "histogram of C(m,k) mu(U_S) over all regions of Gaussian top-k routers (uniform masses: all at 1), granularity Lemma 3.2";
   def.trial_unit = "routing draws (Gaussian routers R, n points each)";
   def.figure = "granularity paper, Lemma 3.2 (Eqs. 3.1-3.3): the spread of the region masses";
-  def.cuda = CudaPath::experimental;
+  def.cuda = CudaPath::validated;
   def.params = region_mass_params(400);
   def.params.push_back(integer("params.bins", "histogram bins on [0, max_mass)").at_least(5).or_default(60));
   def.params.push_back(real("params.max_mass", "right end of the histogram, in units of 1/C(m, k)").positive().or_default(3.0));
@@ -234,7 +234,7 @@ StudyDef balance_study() {
       "1/(2C) (Lemma A.6)";
   def.trial_unit = "routing draws (Gaussian routers R, n points each)";
   def.figure = "granularity paper, Lemma 3.2 and Lemmas A.5-A.6 against d";
-  def.cuda = CudaPath::experimental;
+  def.cuda = CudaPath::validated;
   def.params = region_mass_params(200);
   def.columns = {{"m", "experts"},
                  {"k", "active experts"},
