@@ -1,13 +1,13 @@
 // One "epoch" (a fixed number of optimizer steps) of the granularity paper's Fig. 2 setting in moelab
-// (issue 13, item 4): teacher 16e8a and student 8e4a, d = 256, teacher kw = 256, student k'w' = 320,
-// ReLU experts without biases, softmax over the selected logits, batch 2048, float32, online samples,
+// (teacher 16e8a and student 8e4a, d = 256, teacher kw = 256, student k'w' = 320,
+// ReLU experts without biases, softmax over the selected logits), batch 2048, float32, online samples,
 // AdamW + cosine. Per step: draw the batch, the teacher's forward (targets), the student's forward
 // and backward over its active experts only, the AdamW update. Prints one line per measurement for
 // bench/moe_side_by_side.sh, and the single-thread Eigen float GEMM rate (the peak the useful flops
 // are compared with).
 //   bench_moe_epoch --threads T --steps S [--warmup W]
 // --device cuda runs the same steps on the device trainer (kernels/moe_layer.cu, teacher_student_cuda.hpp;
-// issue 18 W4): batch drawn on the device at the same Philox addresses, float32 GEMMs with TF32 off
+// W4): batch drawn on the device at the same Philox addresses, float32 GEMMs with TF32 off
 // unless --tf32; the time covers the steps up to the device's completion (the losses' copy back).
 //   bench_moe_epoch --device cuda --steps S [--warmup W] [--tf32]
 #include <cstdio>

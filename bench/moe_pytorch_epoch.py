@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """One "epoch" (a fixed number of optimizer steps) of the granularity paper's Fig. 2 setting in PyTorch
-(issue 13, item 4), the same computation as bench/moe_epoch.cpp: teacher 16e8a, student 8e4a,
+the same computation as bench/moe_epoch.cpp: teacher 16e8a, student 8e4a,
 d = 256, teacher kw = 256, student k'w' = 320, ReLU experts without biases, softmax over the k
 selected logits, batch 2048, float32, fresh N(0, I) inputs every step, MSE, AdamW + cosine decay.
 
@@ -11,7 +11,7 @@ Two variants of the MoE layer:
           the expert runs on them only, and the weighted outputs are scattered back (index_add_).
 Prints one line per variant for bench/moe_side_by_side.sh, and torch.mm's float GEMM rate.
   moe_pytorch_epoch.py --threads T --steps S [--variant all,active]
-  moe_pytorch_epoch.py --device cuda --steps S [--tf32]   (issue 18 W4: the device baseline)
+  moe_pytorch_epoch.py --device cuda --steps S [--tf32]   (W4: the device baseline)
 On --device cuda every tensor lives on the GPU, the timed region is closed by torch.cuda.synchronize(),
 and float32 matmuls run with TF32 off (torch.backends.cuda.matmul.allow_tf32 = False) unless --tf32,
 as moelab's device trainer does.

@@ -1,4 +1,4 @@
-# MOELAB_SANITIZE: build everything with sanitizers (issue 16). `make test-asan` configures
+# MOELAB_SANITIZE: build everything with sanitizers. `make test-asan` configures
 # build-asan with MOELAB_SANITIZE=address,undefined and runs the fast suite. UBSan is made fatal
 # (-fno-sanitize-recover) so a finding fails the test instead of printing and going on; -O1 -g keeps
 # the reports readable and the run a few times slower than Release only.

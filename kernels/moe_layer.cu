@@ -1,4 +1,4 @@
-// The top-k MoE trainer on the device (issue 18 item 3 "W4"): the CUDA executor of
+// The top-k MoE trainer on the device (W4): the CUDA executor of
 // lib/moelab/moe/detail/moe_layer_driver.hpp. Every elementwise or per-sample step is one launch of
 // for_each_kernel running a functor of moe_layer_hd.hpp (the code the CPU emulation test runs in a
 // loop); GEMMs are cuBLAS (cublasGemmEx, one per active expert and layer, column blocks of the

@@ -1,5 +1,5 @@
-// Host-only launcher for the top-k MoE trainer on the device (kernels/moe_layer.cu; issue 18 item 3
-// "W4", the CUDA sibling of issue 13's CPU trainer). No device code here: included from plain C++
+// Host-only launcher for the top-k MoE trainer on the device (kernels/moe_layer.cu; benchmark
+// "W4", the CUDA sibling of the CPU trainer). No device code here: included from plain C++
 // (lib/moelab/moe/teacher_student_cuda.cpp, tests/gpu/moe_gpu_main.cpp).
 //
 // What runs on the device is lib/moelab/moe/detail/moe_layer_driver.hpp's step sequence with the CUDA

@@ -7,7 +7,7 @@
 //                        only through their order, and N(0, I/d) (x = g / sqrt(d)) and Unif[B_d]
 //                        (x = g U^(1/d) / |g|) are positive multiples of the same raw normals g, so
 //                        both laws give the raw normals' ranks (the pass that scaled them could not
-//                        change a rank and was dropped, issue 18; tests/routing/point_routing_test.cpp
+//                        change a rank and was dropped; tests/routing/point_routing_test.cpp
 //                        checks on the CPU reference that ball and Gaussian ranks agree point by point);
 //   2. cuBLAS          : scores St = Pt R' (DGEMM) or Zt L' (DTRMM, projected path), B x m;
 //   3. top_k_kernel<K> : one thread per point, routing::top_k_rank_fixed<K> (K = top_k_capacity(k),

@@ -1,4 +1,4 @@
-// Batched random-matrix spectra on the device (issue 18, W3): the CUDA sibling of the spectra
+// Batched random-matrix spectra on the device (W3): the CUDA sibling of the spectra
 // ensembles' Sampler::entries path (spectra/ensembles.cpp). Per batch of trials, one stream:
 //   1. matrix_kernel : one thread per Philox block (two consecutive column-major entries) of each
 //                      trial's matrix, spectra::device::raw_entry_pair + entry_value (the CPU's

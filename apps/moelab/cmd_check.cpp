@@ -67,7 +67,7 @@ void add_check(CLI::App& app, int& exit_code) {
           bad_option("--backend", fmt::format("cannot run the claims on cuda: {}", why));
         budget.backend = Backend::cuda;
       }
-      // The outputs are checked before any work (issue 16).
+      // The outputs are checked before any work.
       if (out_dir.empty()) bad_option("--out-dir", "must be a directory path, got ''");
       if (is_root())
         for (const char* f : {"/check.csv", "/check.md", "/stability.csv", "/stability.md"}) check_output("--out-dir", out_dir + f);

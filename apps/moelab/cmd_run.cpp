@@ -52,7 +52,7 @@ void add_run(CLI::App& app, int& exit_code) {
     McBudget b;
     try {
       sc.emplace(load_scenario(path));
-      // The output is checked before any work: a bad path must not cost the run (issue 16).
+      // The output is checked before any work: a bad path must not cost the run.
       target = out_opt->count() > 0 ? out : sc->output_csv;
       if (is_root()) {
         if (out_opt->count() > 0) check_output("--output", target);

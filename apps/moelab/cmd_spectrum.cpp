@@ -34,7 +34,7 @@ void emit(const CsvTable& t, const SpectrumOptions& o) { emit_csv(t, o.out); }
 // Domains of the real options (NaN and infinities are refused by every real option).
 const ParamDecl kPositive = real("", "").positive();
 // The Dozier-Silverstein solver's root brackets fail for c near the smallest doubles (fuzz finding,
-// issue 16: --c 1e-320 ended in an internal error); a ratio M/N below 1e-12 has no use.
+// --c 1e-320 ended in an internal error); a ratio M/N below 1e-12 has no use.
 const ParamDecl kRatio = real("", "").at_least(1e-12);
 const ParamDecl kFinite = real("", "");
 const ParamDecl kProbability = [] {

@@ -1,4 +1,4 @@
-// MPI for the moelab executable (issue 15; docs/scaleout.md): started only when the build has MPI
+// MPI for the moelab executable (docs/scaleout.md): started only when the build has MPI
 // (MOELAB_MPI) and the process was launched by mpirun / srun (their environment variables say
 // so); otherwise the executable is rank 0 of 1, exactly as without MPI.
 #pragma once

@@ -1,4 +1,4 @@
-// Strict command-line numbers (hardening, issue 16): every numeric option is checked as text before
+// Strict command-line numbers: every numeric option is checked as text before
 // CLI11 converts it, so an out-of-range integer is refused instead of clamped or wrapped, NaN and
 // infinities are refused where a finite value is meant, an empty list item is refused instead of
 // dropped, and each message names the option, its domain and the value as typed (never a 309-digit

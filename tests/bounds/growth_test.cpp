@@ -122,7 +122,7 @@ TEST_CASE("Growth functions reject non-integer or out-of-range arguments", "[bou
   REQUIRE_THROWS_AS(mb::log_sauer_shelah_bound(3, 4), std::logic_error);
 }
 
-TEST_CASE("log C(n, k) and the growth sums match mpmath up to n = 2^53 - 1 (issue 17: k > 64 at large n)", "[bounds]") {
+TEST_CASE("log C(n, k) and the growth sums match mpmath up to n = 2^53 - 1 (k > 64 at large n)", "[bounds]") {
   // tests/data/bounds/gen_log_binomial_reference.py: mpmath loggamma differences at 60 digits, rounded once.
   std::ifstream in(std::string(MOELAB_SOURCE_DIR) + "/tests/data/bounds/log_binomial_reference.csv");
   REQUIRE(in.good());

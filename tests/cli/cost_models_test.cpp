@@ -1,4 +1,4 @@
-// The per-study cost models (issue 16; docs/hardening.md, "Cost model"): every registered study
+// The per-study cost models (docs/hardening.md, "Cost model"): every registered study
 // declares one, the estimates grow with the sizes they model, and no scenario shipped in scenarios/
 // is refused by them. The refusal of absurd budgets through the executable is in hardening_test.cpp.
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Hostile input to the moelab executable (issue 16): one test per class of defect found, each case a
+// Hostile input to the moelab executable: one test per class of defect found, each case a
 // command that once crashed, answered wrongly with exit 0, or exited with the wrong code. Every bad
 // input must exit 2 with a message naming the option or key, write nothing, and never reach the
 // "internal error" path.
@@ -103,7 +103,7 @@ TEST_CASE("list options refuse empty items instead of dropping them", "[cli][har
 TEST_CASE("fuzz findings stay fixed", "[cli][hardening]") {
   // tests/fuzz: growth sums over min(d, m) > 1e7 terms ended in an internal check (exit 3).
   require_refused(run("bound growth --m 1e12 --d 2,4294967336 --labels 3,3"), "--d");
-  // 10-minute fuzz run of H1 (issue 16): a subnormal ratio broke the Dozier-Silverstein solver's bracket.
+  // 10-minute fuzz run of H1: a subnormal ratio broke the Dozier-Silverstein solver's bracket.
   require_refused(run("spectrum ds --atoms 0,1 --weights 0.5,0.5 --c 1e-320 --points 5"), "--c");
   CHECK(run("spectrum ds --atoms 0,1 --weights 0.5,0.5 --c 1e-12 --points 5").code == 0);
 }
@@ -211,7 +211,7 @@ TEST_CASE("SIGINT stops a long point within a second, exits 130 and writes nothi
 
 namespace {
 
-/// Seconds a refusal may take: < 1 s asked (issue 16); the sanitizers slow start-up and parsing ~5x.
+/// Seconds a refusal may take: < 1 s asked; the sanitizers slow start-up and parsing ~5x.
 #if defined(__SANITIZE_ADDRESS__)
 constexpr double kRefusalSeconds = 5.0;
 #else
@@ -234,7 +234,7 @@ const char* kNoisyModel = "[model]\nk = 2\nblock_size = 8\np = \"uniform\"\nsigm
 
 }  // namespace
 
-// Every topic's cost model (issue 16): an absurd but in-domain budget is refused before any work,
+// Every topic's cost model: an absurd but in-domain budget is refused before any work,
 // with the estimate, the point and the limit. --max-memory 64G makes the refusal independent of the
 // machine (each estimate below is far above 64 GB; the comment gives its dominant term).
 TEST_CASE("absurd in-domain budgets are refused by each topic's cost model within a second", "[cli][hardening][cost]") {

@@ -1,4 +1,4 @@
-// Interrupt and resume through the moelab executable (issue 15): runs killed at random moments
+// Interrupt and resume through the moelab executable: runs killed at random moments
 // (SIGKILL, SIGINT, SIGTERM; the delays drawn with a fixed seed) and continued with --resume give
 // the bytes of an uninterrupted run; a journal of another seed, trial count, scenario or build is
 // refused with exit 2; `--version` and every CSV name the build's provenance.

@@ -28,7 +28,7 @@ TEST_CASE("backend requests parse and resolve", "[core]") {
   CHECK(resolve_backend(BackendRequest::cuda, CudaPath::validated).has_value() == device);
 }
 
-// ---- the usable-device decision (issue 18): a pure function of (compute capability, runtime and
+// ---- the usable-device decision: a pure function of (compute capability, runtime and
 // driver versions, the build's architectures), tested here where no GPU exists ----
 
 TEST_CASE("CMAKE_CUDA_ARCHITECTURES entries parse into machine code and PTX", "[core]") {

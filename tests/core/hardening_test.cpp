@@ -1,4 +1,4 @@
-// core pieces of the hardening (issue 16): printable messages, output paths checked before any work,
+// core pieces of the hardening: printable messages, output paths checked before any work,
 // stale temporaries of killed runs removed, thread counts capped to what the runtime can create.
 #include <atomic>
 #include <filesystem>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent NumPy reference for the noisy topic's estimators and excess risks (issue 17).
+"""Independent NumPy reference for the noisy topic's estimators and excess risks.
 
 Writes tests/data/noisy_numpy_reference.txt, read by tests/noisy/numpy_reference_test.cpp. For one
 model of the noisy paper (k experts, feature blocks, routing probabilities p_i, feature noise

@@ -1,4 +1,4 @@
-// Deterministic mutation fuzzing (issue 16) of the two places where moelab reads untrusted text:
+// Deterministic mutation fuzzing of the two places where moelab reads untrusted text:
 //   * the scenario parser and validation (parse_scenario -> study_for -> prepare_scenario: TOML,
 //     sweeps, budgets, every study's declared parameters and its own checks), in process;
 //   * the command-line option parsers of every subcommand, through the real executable (a crash or
@@ -55,7 +55,7 @@ struct Rng {
   std::size_t below(std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(next() % n); }
 };
 
-// Values that broke moelab before (issue 16) or sit at the edges of the types it reads.
+// Values that broke moelab before or sit at the edges of the types it reads.
 const std::vector<std::string> kInteresting = {
     "0", "-1", "1", "2", "3", "64", "65", "65536", "2147483647", "2147483648", "4294967296", "4294967336",
     "9223372036854775807", "9223372036854775808", "-9223372036854775808", "99999999999999999999", "1e9", "1e12",
@@ -66,7 +66,7 @@ const std::vector<std::string> kTomlTokens = {
     "[output]\n", "\"params.n\" = [1, 2]\n", "\"params.m\" = {from = 1, to = 1e9, steps = 3}\n", "threads = 65536\n",
     "trials = 1\n", "seed = -1\n", "backend = \"cuda\"\n", "csv = \"\"\n", "study = \"noisy.risk\"\n",
     "[model.covariance]\nkind = \"diagonal\"\nvalues = [1, 0]\n", "spacing = \"log\"\n", "integer = true\n",
-    // Round 2 (issue 27): deep dotted keys, device and FIFO paths, control characters in metadata.
+    // Round 2: deep dotted keys, device and FIFO paths, control characters in metadata.
     "[" + std::string("a") + [] { std::string d; for (int i = 0; i < 2000; ++i) d += ".a"; return d; }() + "]\n",
     "activations = \"/dev/zero\"\n", "activations = \"\"\n", "activations = \".\"\n", "title = \"a\\nb\"\n"};
 
@@ -257,7 +257,7 @@ void cli_target(std::uint64_t iteration, const std::vector<std::string>& corpus,
     std::ofstream(sc, std::ios::binary) << mutate(corpus[r.below(corpus.size())], corpus, r);
     a = sc.string();
   }
-  // Round 2 (issue 27): a hostile file at the journal's path of `run` (a FIFO, a link to /dev/zero,
+  // Round 2: a hostile file at the journal's path of `run` (a FIFO, a link to /dev/zero,
   // a link to a file of the user's, a directory), sometimes with --resume. Each must be refused at
   // once: a slow run (a hang) or a changed victim is a finding.
   const fs::path journal = cwd / "out.csv.journal", victim = cwd / "victim.txt";

@@ -1,4 +1,4 @@
-// The device MoE trainer (kernels/moe_layer.cu, issue 18 item 3 "W4") against the CPU trainer
+// The device MoE trainer (kernels/moe_layer.cu, benchmark "W4") against the CPU trainer
 // (moe_model.cpp, teacher_student.cpp) on a device: loss, output and gradient of one forward/backward on
 // small random models (every expert kind, bias, weighting), float32 (TF32 off) and float64, and one
 // online training run's loss curve, parameters and test error. The arithmetic per element is the one

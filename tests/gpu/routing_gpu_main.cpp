@@ -52,7 +52,7 @@ TEST_CASE("device region ranks equal the CPU reference point by point", "[gpu][r
                           Case{256, 8, 256, rt::ScorePath::full, rt::InputLaw::gaussian},
                           Case{256, 8, 256, rt::ScorePath::projected, rt::InputLaw::gaussian},
                           Case{40, 20, 24, rt::ScorePath::full, rt::InputLaw::gaussian},
-                          // issue 18's blind spots: odd d, k = 1, k = 32 (both capacity ends of the
+                          // the first device run's blind spots: odd d, k = 1, k = 32 (both capacity ends of the
                           // register top-k), k between capacities, and (d = 1024) several device
                           // batches (about 1e5 points each) that start at an offset.
                           Case{9, 1, 7, rt::ScorePath::full, rt::InputLaw::gaussian},
@@ -81,7 +81,7 @@ TEST_CASE("device region ranks equal the CPU reference point by point", "[gpu][r
 TEST_CASE("device histograms equal the CPU histograms (dense and hashed)", "[gpu][routing]") {
   // (16, 8): C = 12870 regions, dense device histogram; 1.5e6 points span several device batches.
   // (256, 8): C = 4.1e14, hashed: CUB sort + run-length encoding per batch, merged on the host.
-  // More dense cases (issue 18): C(8, 3) = 56, C(10, 1) = 10 (projected, k = 1), C(34, 32) = 561
+  // More dense cases: C(8, 3) = 56, C(10, 1) = 10 (projected, k = 1), C(34, 32) = 561
   // (k = 32), C(20, 10) = 184756 with odd d.
   const Case c = GENERATE(Case{16, 8, 256, rt::ScorePath::full, rt::InputLaw::gaussian},
                           Case{256, 8, 256, rt::ScorePath::full, rt::InputLaw::gaussian},

@@ -1,4 +1,4 @@
-// gpu_bench_spectra: timings of the device spectra (issue 18, W3; bench/gpu_run.sh runs it next to
+// gpu_bench_spectra: timings of the device spectra (W3; bench/gpu_run.sh runs it next to
 // the PyTorch / CuPy baselines of bench/gpu_baselines.py, same shapes). Eigenvalues of T Gram matrices
 // X X' / N (X M x N Gaussian, drawn on the device) by each cuSOLVER method that applies, and one large
 // information-plus-noise spectrum; wall clock around each call (the call ends with the copy of the

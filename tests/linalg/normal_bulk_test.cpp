@@ -1,7 +1,7 @@
 // The bulk (vectorised) Box-Muller generator fill_normal_bulk (core/distributions.hpp) against the
 // scalar RandomStream::normal it replaces on the CPU design paths: same Philox blocks, the same
 // transform up to rounding, so the same law. (In tests/linalg: the core layer's test folder for
-// issue 15's numerics.)
+// the earlier numerics.)
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

@@ -248,7 +248,7 @@ TEST_CASE("emulated device forward and backward equal the CPU trainer's on the s
 TEST_CASE("emulated device gradient equals central finite differences in double, every parameter type", "[moe][device][grad]") {
   // Central differences with h = 1e-6: truncation O(h^2 L''') ~ 1e-12, cancellation ~ eps |L| / h ~
   // 1e-10 absolute. Per parameter type (router W, router b, W1, b1, W2, b2 over all experts) the
-  // relative error ||fd - g|| / ||g|| must be <= 1e-6 (issue 13's criterion, as moe_model_test.cpp);
+  // relative error ||fd - g|| / ||g|| must be <= 1e-6 (the criterion of moe_model_test.cpp);
   // a router whose weights do not depend on it (equal, oracle) must have g = 0 exactly and fd ~ 0.
   // A top-k set that changed inside [-h, h] would break the derivative; the router weights are scaled
   // by 3 (weights far from uniform) and the smallest k-th / (k+1)-th logit gap is checked >> h |x|.

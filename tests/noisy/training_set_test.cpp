@@ -1,5 +1,5 @@
 // The noisy training-set draw (simulate.cpp: draw_training_set) and the excess-risk trial that reuses
-// per-thread storage (issue 15, Fig. 3 speed): reusing storage changes no byte, and the design has
+// per-thread storage (Fig. 3 speed): reusing storage changes no byte, and the design has
 // the model's law (noisy, Sec. 3: xbar = x_i (block i) + noise, noise ~ N(0, sigma2 I_d),
 // x_i ~ N(0, Sigma_i), y = x_i' beta_i), checked by moments with a control at a wrong covariance.
 #include <cmath>

@@ -125,7 +125,7 @@ TEST_CASE("routing studies reject bad parameters before running", "[routing][stu
   // The message names the bad value and the domain.
   const auto e = expect_input_error([] { run("routing.balance", "[params]\nm = 5\nk = 2\nd = -3\n", 2); });
   CHECK_THAT(std::string(e.what()), Catch::Matchers::Contains("-3") && Catch::Matchers::Contains("[1, 131070]"));
-  // d above routing::kMaxPointDim would wrap the point addressing's 32-bit Philox block counter (issue 18).
+  // d above routing::kMaxPointDim would wrap the point addressing's 32-bit Philox block counter.
   CHECK(key("routing.balance", "[params]\nm = 5\nk = 2\nd = 131071\n") == "params.d");
 }
 

@@ -4,7 +4,7 @@
 # build under test, CUDA off) and checks that it runs the scenario of mpi_determinism.sh to the same
 # CSV as MOELAB_EXE (an MPI build, run without mpirun), the `# tool:` line aside (it names the
 # backends compiled in: "MPI no" against "MPI yes"). The non-MPI build must stay what it was before
-# MPI (issue 15): same library, same numbers.
+# MPI: same library, same numbers.
 # Cost: a second build of the whole library (1010 s the first time on this 2-core machine under a load
 # of 10-15; 5 s when nothing changed since), hence the label
 # "slow" (`make test-slow`), not `make test`. The build directory is kept, so a re-run only

@@ -1,4 +1,4 @@
-// The cost model of the frame (issue 16): a study may declare cost(point, trials) -> {bytes, work};
+// The cost model of the frame: a study may declare cost(point, trials) -> {bytes, work};
 // the runner refuses, before any work, a run whose estimated memory exceeds the limit, and counts
 // the frame's own storage (kept trial results, sweep points) for studies without one.
 #include <atomic>

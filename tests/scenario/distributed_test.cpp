@@ -1,4 +1,4 @@
-// Scale-out and resume (issue 15) inside one process: exact byte encodings, the journal (identity,
+// Scale-out and resume inside one process: exact byte encodings, the journal (identity,
 // torn records, refusal of another run's journal), resume of a run from a journal to the same CSV
 // bytes, and the runner's sharding over ranks simulated by threads (a Communicator over shared
 // memory): the CSV is identical for 1, 2 and 3 ranks, and a failure on one rank ends every rank

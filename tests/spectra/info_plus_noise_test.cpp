@@ -212,7 +212,7 @@ TEST_CASE("simulated singular-vector overlaps match the left and right limits, n
   CHECK(std::abs(s.right - left) > 4.0 * s.right_se + bias);
 }
 
-TEST_CASE("spike map and overlaps match mpmath up to lambda = 1e308, no overflow (issue 17)", "[spectra][info_plus_noise]") {
+TEST_CASE("spike map and overlaps match mpmath up to lambda = 1e308, no overflow", "[spectra][info_plus_noise]") {
   // tests/data/spectra/gen_info_plus_noise_reference.py: the closed forms at 40 digits. `moelab spectrum ipn
   // --lambda 1e300 --c 0.5` printed inf: the product (sigma2 + lambda)(c sigma2 + lambda) overflowed.
   std::ifstream in(std::string(MOELAB_SOURCE_DIR) + "/tests/data/spectra/info_plus_noise_reference.csv");

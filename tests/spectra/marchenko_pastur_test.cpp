@@ -180,7 +180,7 @@ TEST_CASE("moments and Stieltjes transforms match the mpmath quadratures", "[spe
 }
 
 TEST_CASE("the cdf is monotone in [0, 1], sums with the survival to 1 and inverts the quantile", "[spectra][marchenko_pastur]") {
-  // Ratios far from 1 included (issue 17: at c = 1e-14 the cdf fell at ~500 of these 2000 steps).
+  // Ratios far from 1 included (at c = 1e-14 the cdf fell at ~500 of these 2000 steps).
   const double c = GENERATE(1e-20, 1e-14, 1e-8, 1e-3, 0.1, 0.5, 0.99, 1.0, 1.01, 2.0, 10.0, 1e4, 1e14);
   const double sigma2 = GENERATE(0.3, 1.0, 4.0);
   const sp::MarchenkoPastur mp(c, sigma2);
@@ -392,7 +392,7 @@ TEST_CASE("KS distance of an ideal spectrum to MP is at most half a jump, atom i
   CHECK(mp.ks_distance(ev) >= 0.5 / M - 1e-9);
 }
 
-TEST_CASE("far from c = 1 the law is the semicircle limit, monotone on the CLI grid (issue 17)", "[spectra][marchenko_pastur]") {
+TEST_CASE("far from c = 1 the law is the semicircle limit, monotone on the CLI grid", "[spectra][marchenko_pastur]") {
   // `moelab spectrum mp --c 1e-20 --points 3`: the middle grid point a + (b - a)/2 rounds to x = 1 (the centre
   // 1 + c of the support is not a double); the cdf there was 0. Reference (gen_marchenko_pastur_reference.py,
   // row c = 1e-20, x = 1): 0.50000000001061029 = 1/2 + (4 / (3 pi)) sqrt(c) (the law's asymmetry, 4.24e-11) minus

@@ -1,4 +1,4 @@
-// The device spectra path (kernels/spectra_eigen.cu, issue 18 W3) emulated on the CPU step by step:
+// The device spectra path (kernels/spectra_eigen.cu, W3) emulated on the CPU step by step:
 // matrix_kernel's per-thread draw (spectra/matrix_draws_cuda.hpp: one Philox block = two
 // consecutive column-major entries, trials first .. first + T - 1 in batches of trials_per_batch),
 // the strided Gram matrices of cuBLAS (Y Y' or Y' Y), and the wrapper's padding, against the CPU

@@ -296,7 +296,7 @@ std::vector<TailRow> left_tail_reference() {
 
 }  // namespace
 
-TEST_CASE("the left tail matches the Painleve II reference to 1e-9 relative, seam included (issue 17)",
+TEST_CASE("the left tail matches the Painleve II reference to 1e-9 relative, seam included",
           "[spectra][tracy_widom]") {
   const std::vector<TailRow> rows = left_tail_reference();
   REQUIRE(rows.size() == 3 * 105);  // s = -3 ... -16 step 1/8, beta 1, 2, 4u

@@ -48,7 +48,7 @@ double log_binomial(double n, double k) {
     return s;
   }
   // j > 64, m = n - j >= j. lgamma(n + 1) - lgamma(j + 1) - lgamma(m + 1) would subtract numbers of size
-  // n log n and lose eps n log n absolute (7.4 at n = 1e15: issue 17). Stirling for all three factorials with
+  // n log n and lose eps n log n absolute (7.4 at n = 1e15). Stirling for all three factorials with
   // the O(n log n) parts cancelled analytically instead:
   //   log C(n, j) = (m + 1/2) log1p(j / m) + j log(n / j) - log(2 pi j)/2 + delta(n) - delta(m) - delta(j),
   // (from (n + 1/2) log n - (m + 1/2) log m = (m + 1/2) log(n / m) + j log n): every term is O(j log(n / j))

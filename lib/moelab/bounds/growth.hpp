@@ -13,7 +13,7 @@ namespace moelab::bounds {
 /// i = 1..j (a few ulps); otherwise Stirling's series for the three factorials with the n log n parts
 /// cancelled analytically, (m + 1/2) log1p(j/m) + j log(n/j) - log(2 pi j)/2 + remainders (m = n - j),
 /// relative error a few eps for every n < 2^53 (a difference of lgammas lost eps n log n absolute: 7.4 at
-/// n = 1e15, issue 17). Reference: tests/data/bounds/log_binomial_reference.csv (mpmath). Never overflows.
+/// n = 1e15). Reference: tests/data/bounds/log_binomial_reference.csv (mpmath). Never overflows.
 double log_binomial(double n, double k);
 
 /// log(exp(a) + exp(b)) without overflow; -inf is the neutral element.

@@ -1,4 +1,4 @@
-// The usable-device decision behind core/backend.hpp's cuda_backend_available() (issue 18): a CUDA
+// The usable-device decision behind core/backend.hpp's cuda_backend_available(): a CUDA
 // device counts only when this build holds a kernel image it can run and the driver can load this
 // runtime. The decision is a pure function, tested on the CPU (tests/core/backend_test.cpp); the GPU
 // tests (tests/gpu/gpu_main.hpp) print the report and cross-check it with a kernel-image probe.
@@ -30,7 +30,7 @@ struct CudaUsability {
   bool usable = false;
   std::string reason;  // why not (or, when usable, which image runs: "sm_90 machine code")
 };
-/// The pure decision (issue 18; tested on the CPU in tests/core/backend_test.cpp). A device is usable when
+/// The pure decision (tested on the CPU in tests/core/backend_test.cpp). A device is usable when
 ///   - a driver exists and its CUDA major version is at least the runtime's (an older major cannot
 ///     load this runtime: cudaErrorInsufficientDriver); an older minor of the same major runs
 ///     machine code (CUDA minor-version compatibility) but cannot JIT newer PTX;

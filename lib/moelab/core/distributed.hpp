@@ -1,4 +1,4 @@
-// Ranks of a distributed run (issue 15; docs/scaleout.md). The library sees only this abstract
+// Ranks of a distributed run (docs/scaleout.md). The library sees only this abstract
 // communicator; the moelab executable installs an MPI one (apps/moelab/mpi_communicator.cpp) when it
 // is built with MOELAB_MPI and started by mpirun/srun, so no MPI header is in any public header and
 // the library, the Python module and every test run as rank 0 of 1 without MPI.

@@ -5,7 +5,7 @@
 // multiplies, uniforms by exact integer-to-double conversion, a polynomial log and sincos in place
 // of libm). The arithmetic of the transform is that of the former routing/batched_normals.cpp (the
 // routing CSVs keep their bytes); the former core kernel (a different polynomial log, bit-level
-// quadrant selects) is gone (issue 15 review: two implementations -> one).
+// quadrant selects) is gone (two implementations -> one).
 #include "moelab/core/distributions.hpp"
 
 // lib/CMakeLists.txt compiles this file with -fno-math-errno -fno-trapping-math: sqrt is only taken

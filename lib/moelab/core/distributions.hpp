@@ -87,7 +87,7 @@ double polynomial_log(double u);
 void polynomial_sincos_2pi(double u, double& s, double& c);
 
 /// What the CPU design paths call (noisy training sets, spectra matrices): fill_normal_bulk, or
-/// RandomStream::fill_normal (libm, the bytes of moelab before issue 15) when built with
+/// RandomStream::fill_normal (libm, the bytes of earlier moelab versions) when built with
 /// -DMOELAB_SCALAR_NORMALS.
 inline void fill_normal_cpu(const RandomStream& stream, std::uint64_t first, std::uint64_t count, double* out) {
 #if defined(MOELAB_SCALAR_NORMALS)

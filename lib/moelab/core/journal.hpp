@@ -1,4 +1,4 @@
-// The journal of a long run (issue 15; docs/scaleout.md, docs/hardening.md): one record per
+// The journal of a long run (docs/scaleout.md, docs/hardening.md): one record per
 // completed unit of work (a sweep point's rows, a claim's evidence), appended and written through
 // to the file as soon as the unit completes, so that after SIGINT, SIGTERM or SIGKILL
 // `--resume` redoes only the missing units and gives the same bytes as an uninterrupted run.

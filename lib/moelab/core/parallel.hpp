@@ -17,7 +17,7 @@ int num_threads();
 void set_num_threads(int n);
 /// The most threads a loop may ask for: what this process can create, i.e. the smallest of 64 per
 /// hardware thread, 4096, OMP_THREAD_LIMIT, the kernel's threads-max and RLIMIT_NPROC. Asking the
-/// OpenMP runtime for more makes it abort the process when thread creation fails (issue 16: 65536
+/// OpenMP runtime for more makes it abort the process when thread creation fails (65536
 /// threads), so every thread count read from input is checked against this first.
 int max_threads();
 

@@ -58,7 +58,7 @@ GranularityRun run_cuda(const GranularitySpec& spec, const RngKey& key, std::int
   BestOf best;
   for (double lr : spec.learning_rates) {
     const TrainConfig cfg = job_config(spec, key, trial, lr);
-    TeacherStudentCuda<S> ts(cfg);  // the device trainer (experimental; issue 18 W4)
+    TeacherStudentCuda<S> ts(cfg);  // the device trainer (experimental; W4)
     const double init = ts.test_nmse();
     ts.train_until(cfg.steps);
     best.add(lr, init, ts.test_nmse(), ts.losses().back());

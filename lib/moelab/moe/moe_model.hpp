@@ -1,5 +1,5 @@
 // Small top-k Mixture-of-Experts layers and their hand-written forward and backward passes
-// (issue 13; granularity paper, Sec. 2, Eqs. 2.1-2.2 and App. D; noisy paper, "correctly routed"
+// (granularity paper, Sec. 2, Eqs. 2.1-2.2 and App. D; noisy paper, "correctly routed"
 // models). An (m, k, w, d)-MoE (granularity paper's naming, `16e8a` = 16 experts, 8 active) maps
 // x in R^d to
 //     f(x) = sum_{j in S(x)} g_j(x) E_j(x),   S(x) = the k largest logits of R x (+ b_R),

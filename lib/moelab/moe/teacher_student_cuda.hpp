@@ -1,4 +1,4 @@
-// Teacher-student training on the device (issue 18 item 3 "W4"): TeacherStudent's online mode
+// Teacher-student training on the device (W4): TeacherStudent's online mode
 // (teacher_student.hpp) with every step on a CUDA device (kernels/moe_layer.cu). Same configuration,
 // same initial parameters (init_pytorch on the host, uploaded), the same Philox addresses for the
 // batches and the test set (drawn on the device by the shared RandomStream), the same loss, gradient,

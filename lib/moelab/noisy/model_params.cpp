@@ -346,7 +346,7 @@ Model parse_model(const ParamView& v, const std::string& prefix) {
   Model m;
   const std::vector<int> sizes = parse_block_sizes(v, prefix);
   {
-    // The dense blocks are allocated here, before any cost model runs (issue 16): Sigma_i, and in the
+    // The dense blocks are allocated here, before any cost model runs: Sigma_i, and in the
     // studies its Cholesky factor, the Bayes solves and a copy, ~4 x 8 sum d_i^2 bytes. A model that
     // cannot fit in this machine's memory is refused now rather than ending in std::bad_alloc (or
     // the OOM killer) while the blocks are filled.

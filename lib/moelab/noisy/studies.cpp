@@ -24,7 +24,7 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// ---- cost models (hardening, issue 16; docs/hardening.md, "Cost model") ----
+// ---- cost models (hardening; docs/hardening.md, "Cost model") ----
 // Sizes in doubles so that absurd parameters give large numbers, not wrapped integers.
 
 /// d = sum d_i and sum d_i^2 of the model (its dense blocks).

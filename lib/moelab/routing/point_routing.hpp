@@ -30,7 +30,7 @@ MOELAB_HD std::uint64_t point_stride(int dim) { return 2 * ((static_cast<std::ui
 /// (core/philox.hpp): the last block of the stream, kPointsPerStream * point_stride(dim) / 2 - 1,
 /// must stay below 2^32, i.e. 2^16 (ceil(dim / 2) + 1) <= 2^32, dim <= 2 (2^16 - 1) = 131,070.
 /// Above it the counter would wrap and late points would silently reuse early points' normals
-/// (issue 18); every entry point refuses such a dim (draw_points, Router, the CUDA launcher, and
+///; every entry point refuses such a dim (draw_points, Router, the CUDA launcher, and
 /// the routing studies' params.d at validation, exit 2).
 inline constexpr int kMaxPointDim = 131070;
 
@@ -104,7 +104,7 @@ MOELAB_HD void top_k_strided(const double* s, long stride, int m, int k, int* id
 /// The device top-k (kernels/routing_masses.cu), specialised on a compile-time capacity K >= k so
 /// that its work arrays stay in registers: every index into val / idx below is a compile-time
 /// constant once the loops are unrolled (a run-time index, as in top_k_strided's insertion, puts
-/// the arrays in local memory: 384 bytes a thread at k = 32, issue 18). Keeps the K largest of
+/// the arrays in local memory: 384 bytes a thread at k = 32). Keeps the K largest of
 /// s[0], s[stride], ..., s[(m-1) stride] sorted descending (ties to the lower index, as
 /// top_k_strided: an element enters only when strictly larger than the K-th, and goes behind the
 /// equal ones already held), then returns the rank (rank_sorted's sum_i C(idx_(i), i + 1) over the
@@ -179,7 +179,7 @@ MOELAB_HD std::uint64_t rank_sorted(const int* idx, int k, const std::uint64_t* 
 /// counts of equal ranks. Segments are kept on a stack whose sizes at least halve from bottom to top
 /// (the top two merge while the lower is at most twice the upper), so every run is merged
 /// O(log batches) times: O(N log batches) in all for N runs, where merging each batch into one
-/// growing list cost O(N batches) (about 3 minutes a repetition at 1e8 points, issue 18).
+/// growing list cost O(N batches) (about 3 minutes a repetition at 1e8 points).
 /// Host-only (allocates): used by kernels/routing_masses.cu, tested on the CPU
 /// (tests/routing/point_routing_test.cpp).
 class RunMerger {

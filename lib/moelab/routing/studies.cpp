@@ -96,7 +96,7 @@ RegionMassExperiment read_region_mass_experiment(const PointParams& p, const Sha
   return e;
 }
 
-// ---- cost models (hardening, issue 16; docs/hardening.md, "Cost model") ----
+// ---- cost models (hardening; docs/hardening.md, "Cost model") ----
 
 /// Routing draws that run at once: the CPU sampler draws concurrently (parallel_map over the draws).
 double concurrent_draws(std::int64_t draws) {

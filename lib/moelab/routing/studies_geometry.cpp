@@ -18,7 +18,7 @@
 
 namespace moelab::routing::detail {
 
-// ---- cost models (hardening, issue 16; docs/hardening.md, "Cost model") ----
+// ---- cost models (hardening; docs/hardening.md, "Cost model") ----
 
 /// check_packing (expert_packing.cpp) of m constant experts in R^d with C = C(m, k) configurations:
 /// U (m x d) and its transpose, G = U U' (m^2), the members (C k ints), q (C) and g = G 1_S (m x C).

@@ -1,5 +1,5 @@
 // Reading files a user names (a scenario, a matrix file given by a scenario key) without trusting
-// them (hardening, issue 16; docs/hardening.md, "Input").
+// them (hardening; docs/hardening.md, "Input").
 #pragma once
 
 #include <cstdint>

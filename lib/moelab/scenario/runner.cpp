@@ -50,7 +50,7 @@ double machine_memory_bytes() {
     if (in >> limit && limit > 0) bytes = std::min(bytes, limit);
   }
   // What the kernel can give without swapping or killing (MemAvailable): on a shared machine the
-  // physical size admitted a 24 GB run with 15 GB free, which the OOM killer ended (issue 16).
+  // physical size admitted a 24 GB run with 15 GB free, which the OOM killer ended.
   std::ifstream meminfo("/proc/meminfo");
   for (std::string key; meminfo >> key;) {
     double kb = 0;

@@ -46,7 +46,7 @@ struct RunEstimate {
   double peak() const { return frame_bytes + point_bytes; }
 };
 
-/// Journal and resume (issue 15; docs/scaleout.md): with `journal` set, every completed sweep point's
+/// Journal and resume (docs/scaleout.md): with `journal` set, every completed sweep point's
 /// rows are appended to that file as the point completes; with `resume`, the points of an earlier
 /// run's journal (same scenario, study, seed, trials, backend and moelab build, else InputError) are
 /// taken from it and only the missing ones run. The caller removes the journal once the CSV is

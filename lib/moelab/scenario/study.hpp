@@ -194,7 +194,7 @@ struct RunContext {
   }
 };
 
-/// What one sweep point will cost (hardening, issue 16), estimated from its parameters before
+/// What one sweep point will cost, estimated from its parameters before
 /// anything runs: `bytes`, the peak memory the point holds while it runs (all threads together), and
 /// `work`, its floating-point operations (order of magnitude is enough). The runner refuses (exit 2) a
 /// run whose largest point exceeds the memory limit and prints the estimate of long runs. Doubles, so

@@ -34,7 +34,7 @@ double info_plus_noise_spike_limit(double lambda, double c, double sigma2) {
   //   lambda_bar^2 -> (sigma2 + lambda)(c sigma2 + lambda) / lambda above threshold, bulk edge otherwise.
   if (lambda <= info_plus_noise_threshold(c, sigma2)) return info_plus_noise_bulk_edge(c, sigma2);
   // Written as (sigma2 + lambda)(1 + c sigma2 / lambda): the product of the two factors overflowed for
-  // lambda > ~1e154 although the result ~ lambda is finite (issue 17); each factor here is finite whenever
+  // lambda > ~1e154 although the result ~ lambda is finite; each factor here is finite whenever
   // the result is, and the form has the same few roundings.
   return (sigma2 + lambda) * (1.0 + c * sigma2 / lambda);
 }
@@ -55,7 +55,7 @@ double info_plus_noise_left_overlap(double lambda, double c, double sigma2) {
   if (lambda <= info_plus_noise_threshold(c, sigma2)) return 0.0;
   // Benaych-Georges & Nadakuditi (2012), Sec. 3.1, with theta^2 = t = lambda / sigma2, n/m = c:
   // 1 - c (1 + t)/(t (t + c)) = (t^2 - c)/(t (t + c)) = (1 - c r^2)/(1 + c r) with r = 1/t = sigma2 / lambda:
-  // t itself overflows for lambda / sigma2 > 1.8e308 (issue 17); above the threshold c r^2 < 1, so nothing does here.
+  // t itself overflows for lambda / sigma2 > 1.8e308; above the threshold c r^2 < 1, so nothing does here.
   const double r = sigma2 / lambda;
   return (1.0 - c * r * r) / (1.0 + c * r);
 }

@@ -48,7 +48,7 @@ class MarchenkoPastur {
   /// (min(a, b - a)) of the lower edge the cancellation of the O(sqrt(t - a)) terms is avoided by a
   /// 20-point Gauss-Legendre rule in s = sqrt(t - a), whose integrand is analytic there.
   /// Far from c = 1 (c <= 0.1 or c >= 10), where those terms cancel (O(1 + c) terms for an O(min(c, 1)) result:
-  /// issue 17, 1e-2 errors and a non-monotone cdf at c = 1e-14), the mass is a 30-point Gauss-Legendre integral
+  /// 1e-2 errors and a non-monotone cdf at c = 1e-14), the mass is a 30-point Gauss-Legendre integral
   /// of (2/pi) sin^2(phi) / (1 + c - 2 sqrt(c) cos(phi)) over the angle phi of the support (t = 1 + c - 2 sqrt(c)
   /// cos(phi); the semicircle law as c -> 0), with t - a and b - t formed without rounding the edges first.
   double cdf(double x) const;

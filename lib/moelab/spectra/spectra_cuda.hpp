@@ -1,4 +1,4 @@
-// The spectra ensembles on the device (issue 18, W3; experimental, docs/gpu.md): batched eigenvalues
+// The spectra ensembles on the device (W3; experimental, docs/gpu.md): batched eigenvalues
 // of sample covariance matrices and one large information-plus-noise spectrum, with the matrices
 // drawn at the CPU's addresses, so that the CPU's Sampler::entries path (ensembles.hpp) is the
 // point-by-point reference. Without a CUDA build every function throws a clear error.

@@ -31,7 +31,7 @@ std::vector<double> histogram_density(const std::vector<double>& values, double 
   return h;
 }
 
-// ---- cost models (hardening, issue 16; docs/hardening.md, "Cost model") ----
+// ---- cost models (hardening; docs/hardening.md, "Cost model") ----
 
 /// Trials that run at once under define_trial_study (parallel_map over the trials).
 double concurrent(std::int64_t trials) { return std::min(static_cast<double>(num_threads()), static_cast<double>(trials)); }

@@ -24,7 +24,7 @@
 //   [-9, 5] (beta 4, sqrt2 convention); relative error <= 2e-11 where the value is >= 1e-6;
 //   quantiles at p = 0.01 ... 0.99: max absolute error 1.9e-14 (about 5e-16 / f_beta(s));
 //   moments: within 1e-13 of the reference, and of the published values (see tracy_widom_moments).
-// Left tail (issue 17): the determinant's relative error grows like eps / (1 - largest eigenvalue of K_s) as s
+// Left tail: the determinant's relative error grows like eps / (1 - largest eigenvalue of K_s) as s
 // decreases, so below s = -7 (beta 1, 2) / -7.75 (beta 4, unscaled) the left-tail series of Painleve II is used
 // instead (tracy_widom_cdf). Against an mpmath Painleve II reference (tests/data/spectra/tracy_widom_left_tail.csv,
 // s in [-16, -3]): relative error <= 4.2e-10 (cdf) / 1.2e-10 (pdf) everywhere, 1e-14 below s = -9; relative jump at
@@ -45,7 +45,7 @@ namespace moelab::spectra {
 ///             argument scale as F1 and F2 (the one some software calls the Edelman / Dieng convention;
 ///             defined here by its formula, not by attribution): mean -3.262427902855 = sqrt(2) (-2.306884893241),
 ///             variance 1.035447441545 = 2 x 0.5177237207726.
-///   original: deprecated alias of sqrt2 (its name until issue 17; the CLI still accepts it, with a note).
+///   original: deprecated alias of sqrt2 (its former name; the CLI still accepts it, with a note).
 /// Ignored for beta = 1, 2.
 enum class Tw4Convention { sqrt2, unscaled, original = sqrt2 };
 

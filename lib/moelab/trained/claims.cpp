@@ -1,4 +1,4 @@
-// Claims of the trained topic (theory measured on trained MoEs, issue 14): the generalization gap
+// Claims of the trained topic (theory measured on trained MoEs): the generalization gap
 // against Theorem 1 (claims_gap.cpp), k* on a compositional task (claims_kstar.cpp), the scaling
 // paper's rate in N_act (claims_scaling.cpp). docs/trained.md gives the measured verdicts.
 #include "moelab/claims/claim.hpp"

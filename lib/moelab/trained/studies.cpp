@@ -1,5 +1,5 @@
 // Studies of the trained topic: the theory of the compositional and scaling papers measured on
-// trained MoEs (issue 14; docs/trained.md).
+// trained MoEs (docs/trained.md).
 //   trained.generalization_gap  gap of trained top-k MoEs vs Theorem 1 (printed, Eq. 17, derived);
 //                               one trial = one training run (seed);
 //   trained.compositional_kstar ID / OOD accuracy of T = 8-expert MoEs over k on an SRAVEN-like task

@@ -5,7 +5,7 @@ Run from the repository root:  /usr/bin/python3 tests/data/spectra/gen_info_plus
 (under a second; Debian python3-mpmath). Writes tests/data/spectra/info_plus_noise_reference.csv.
 
 The closed forms (Loubaton & Vallet 2011, Thm 6; Benaych-Georges & Nadakuditi 2012, Sec. 3.1) evaluated in mpmath
-at mp.dps = 40, where nothing overflows, for lambda up to 1e308 (issue 17: the library's product
+at mp.dps = 40, where nothing overflows, for lambda up to 1e308 (the library's product
 (sigma2 + lambda)(c sigma2 + lambda) overflowed above lambda ~ 1e154):
     rho = (sigma2 + lambda)(c sigma2 + lambda) / lambda            (lambda > sqrt(c) sigma2),
     inverse: the larger root of l^2 + (sigma2 + c sigma2 - rho) l + c sigma2^2 = 0, at rho = the double of rho,

@@ -22,7 +22,7 @@ mp.mp.dps = 50
 HERE = os.path.dirname(os.path.abspath(__file__))
 RATIOS = ["0.1", "0.5", "1", "2", "10"]
 SCALES = ["1", "0.25", "3"]
-# Ratios far from 1 (issue 17: the closed form cancelled there; the semicircle limit c -> 0 and its mirror
+# Ratios far from 1 (the closed form cancelled there; the semicircle limit c -> 0 and its mirror
 # c -> inf). Only density / cdf / survival / quantiles are tabulated for them.
 EXTREME_RATIOS = ["1e-20", "1e-14", "1e-8", "1e-4", "0.01", "0.05", "20", "1e4", "1e8", "1e14"]
 EXTREME_SCALES = ["1", "3"]
