@@ -54,6 +54,7 @@
 #include <vector>
 
 #include "moelab/moe/detail/moe_layer_driver.hpp"
+#include "moe/host_executor.hpp"
 #include "moelab/moe/detail/moe_layer_host.hpp"
 #include "moelab/moe/moe_model.hpp"
 
@@ -86,28 +87,12 @@ enum class GemmMode {
   perturb,     // S = double: inputs x (1 +- u), outputs + (+-) K u32 (|A||B|)_ij, random signs
 };
 
-/// A CPU executor for moe_layer_driver.hpp (the tests/moe emulation's, with a GEMM mode). Buffers are
-/// poisoned with NaN / -1 when they grow.
-struct Tf32Exec {
-  template <class T>
-  struct Buffer {
-    mutable std::vector<T> v;
-    void resize(std::size_t n) {
-      if (n <= v.size() && !v.empty()) return;
-      T poison;
-      if constexpr (std::is_floating_point_v<T>) poison = std::numeric_limits<T>::quiet_NaN();
-      else poison = static_cast<T>(-1);
-      v.assign(std::max<std::size_t>(n, 1), poison);
-    }
-    T* get() const { return v.data(); }
-  };
+/// A CPU executor for moe_layer_driver.hpp: the tests/moe emulation's (moe/host_executor.hpp) with a
+/// GEMM mode; its gemm hides the base's.
+struct Tf32Exec : test::HostExec {
   GemmMode mode = GemmMode::exact;
   std::mt19937_64 rng{1};
 
-  template <class F>
-  void for_each(std::int64_t n, const F& f) {
-    for (std::int64_t e = n - 1; e >= 0; --e) f(e);
-  }
   template <class S>
   void gemm(bool ta, bool tb, int m, int n, int k, const S* A, int lda, const S* B, int ldb, S* C, int ldc) {
     using M = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
@@ -136,24 +121,6 @@ struct Tf32Exec {
       for (int j = 0; j < n; ++j)
         for (int i = 0; i < m; ++i) c(i, j) += static_cast<S>(sign() * acc * static_cast<double>(abs_ab(i, j)));
     }
-  }
-  template <class T>
-  void zero(T* p, std::int64_t n) {
-    std::fill(p, p + n, T(0));
-  }
-  void sort_pairs(const int* keys, int* keys_out, const int* vals, int* vals_out, std::int64_t n, int) {
-    std::vector<std::int64_t> idx(static_cast<std::size_t>(n));
-    std::iota(idx.begin(), idx.end(), std::int64_t{0});
-    std::stable_sort(idx.begin(), idx.end(), [&](std::int64_t a, std::int64_t b) { return keys[a] < keys[b]; });
-    for (std::int64_t p = 0; p < n; ++p) keys_out[p] = keys[idx[static_cast<std::size_t>(p)]], vals_out[p] = vals[idx[static_cast<std::size_t>(p)]];
-  }
-  template <class T>
-  void upload(T* dst, const T* host, std::int64_t n) {
-    std::copy(host, host + n, dst);
-  }
-  template <class T>
-  void download(T* host, const T* src, std::int64_t n) {
-    std::copy(src, src + n, host);
   }
 };
 
