@@ -43,7 +43,7 @@ DEFAULT_SCENARIOS ?= scenarios/noisy_thm2_robustness.toml \
 DEB_PACKAGES := libeigen3-dev libboost-dev libfmt-dev catch2 libcli11-dev libtomlplusplus-dev \
                 cmake ninja-build g++ gnuplot-nox pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest \
                 libopenblas-dev liblapacke-dev libopenmpi-dev openmpi-bin
-BENCH_PACKAGES := python3 python3-numpy libopenblas0-pthread python3-torch python3-pandas
+BENCH_PACKAGES := python3 python3-numpy python3-scipy libopenblas0-pthread python3-torch python3-pandas
 
 .PHONY: all deps deps-bench configure build install run plots test test-slow test-asan fuzz bench clean clean-results
 

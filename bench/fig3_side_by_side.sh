@@ -42,12 +42,19 @@ moelab_cpu=$(awk '{print $1 + $2}' "$tmp/moelab.time")
 echo "== moelab $("$exe" --version 2>/dev/null | head -1)"
 grep -v '^#' "$tmp/fig3.csv" | awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
   { printf "n %s %s_excess_mean %.6g %s_excess_se %.3g\n", $c["n"], $c["estimator"], $c["excess_mean"], $c["estimator"], $c["excess_std_error"] }'
-echo "== NumPy"
-numpy_out=$("$py" bench/numpy_fig3.py --n $n_list --trials "$trials" --threads "$threads")
-echo "$numpy_out"
-numpy_s=$(echo "$numpy_out" | awk '/^numpy_seconds/ {print $2}')
-numpy_cpu=$(echo "$numpy_out" | awk '/^numpy_cpu_seconds/ {print $2}')
-printf "moelab_seconds %.2f (whole process: parse, model, sweep, CSV)\nnumpy_seconds %.2f (trial loops only)\nspeedup %.2f\n" \
-  "$moelab_s" "$numpy_s" "$(echo "$numpy_s / $moelab_s" | bc -l)"
-printf "moelab_cpu_seconds %.2f numpy_cpu_seconds %.2f (user + sys; NumPy: trial loops)\nload after: %s\n" \
-  "$moelab_cpu" "$numpy_cpu" "$(cut -d' ' -f1-3 /proc/loadavg)"
+# Two NumPy baselines: lstsq (SVD) for every fit, as a naive user writes it, and what a careful user
+# writes, the normal equations of the smaller Gram matrix by Cholesky (scipy cho_solve) with lstsq only
+# where that Gram is ill-conditioned. Both must give the same excess risks (the same draws).
+for solver in lstsq cholesky; do
+  echo "== NumPy ($solver)"
+  out=$("$py" bench/numpy_fig3.py --n $n_list --trials "$trials" --threads "$threads" --solver "$solver")
+  echo "$out"
+  eval "numpy_${solver}_s=$(echo "$out" | awk '/^numpy_seconds/ {print $2}')"
+  eval "numpy_${solver}_cpu=$(echo "$out" | awk '/^numpy_cpu_seconds/ {print $2}')"
+done
+printf "moelab_seconds %.2f (whole process: parse, model, sweep, CSV)\n" "$moelab_s"
+printf "numpy_lstsq_seconds %.2f numpy_cholesky_seconds %.2f (trial loops only)\n" "$numpy_lstsq_s" "$numpy_cholesky_s"
+printf "speedup vs NumPy lstsq %.2f, vs NumPy Cholesky (the careful baseline) %.2f\n" \
+  "$(echo "$numpy_lstsq_s / $moelab_s" | bc -l)" "$(echo "$numpy_cholesky_s / $moelab_s" | bc -l)"
+printf "moelab_cpu_seconds %.2f numpy_lstsq_cpu_seconds %.2f numpy_cholesky_cpu_seconds %.2f (user + sys; NumPy: trial loops)\nload after: %s\n" \
+  "$moelab_cpu" "$numpy_lstsq_cpu" "$numpy_cholesky_cpu" "$(cut -d' ' -f1-3 /proc/loadavg)"
