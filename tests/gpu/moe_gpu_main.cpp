@@ -10,7 +10,6 @@
 // 1-2 ulp apart); TF32 3e-3 (products rounded to 10 mantissa bits: ~5e-4 per product, METHOD.md's
 // 3e-4 typical in norm, with the combination of two layers).
 // Exit code 77 (skipped) without a CUDA build or device: tests/gpu/gpu_main.hpp.
-#define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -157,5 +156,3 @@ TEST_CASE("device training follows the CPU trainer's loss curve (granularity Fig
   }
 }
 #endif
-
-int main(int argc, char* argv[]) { return moelab::test::run_gpu_tests(argc, argv); }
