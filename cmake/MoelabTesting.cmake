@@ -5,12 +5,20 @@ if(MOELAB_BUILD_TESTS)
   include(Catch)
 endif()
 
+# The headers every test parses (Catch2, Eigen, toml++, fmt, the standard library) are precompiled
+# once, in moelab_test_main (tests/CMakeLists.txt), and reused by every test executable: their
+# compile flags must match moelab_test_main's, so per-test settings are interface properties of
+# moelab_test_main (MOELAB_SOURCE_DIR, MOELAB_BINARY_DIR) rather than per-target definitions.
+# -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON builds without.
+function(moelab_test_precompiled_headers target)
+  target_precompile_headers(${target} REUSE_FROM moelab_test_main)
+endfunction()
+
 function(moelab_add_test)
   cmake_parse_arguments(T "" "NAME" "SOURCES;LIBS" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE moelab_test_main ${T_LIBS})
-  target_compile_definitions(${T_NAME} PRIVATE MOELAB_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-                                               MOELAB_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  moelab_test_precompiled_headers(${T_NAME})
   # Fast tests (everything neither tagged [slow] nor hidden: Catch2 selects hidden tests under a
   # pure exclusion such as "~[slow]") and slow tests are registered separately; hidden tests run by hand.
   # --warn NoTests: a registered name that selects no test fails instead of passing silently (CTest

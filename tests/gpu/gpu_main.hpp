@@ -1,5 +1,6 @@
-// The main() of every GPU test executable: Catch2 runs the tests where a CUDA device is usable;
-// otherwise the program exits 77, which CTest reports as "skipped" (SKIP_RETURN_CODE), never "passed".
+// The gate of every GPU test executable, run by the shared Catch2 runner (tests/test_main.cpp)
+// before any test: Catch2 runs the tests where a CUDA device is usable; otherwise the program exits
+// 77, which CTest reports as "skipped" (SKIP_RETURN_CODE), never "passed".
 //
 // Usable = the decision of core/backend.hpp (cuda_device_usability: compute capability against the
 // build's architectures, runtime against driver), printed in full so that a runtime/driver mismatch
@@ -18,6 +19,7 @@
 
 #include "moelab/core/backend.hpp"
 #include "moelab/core/backend_probe.hpp"
+#include "test_runner.hpp"
 #if MOELAB_HAVE_CUDA
 #include "kernels/philox_normal.cuh"  // moelab::cuda::kernel_image_error
 #endif
@@ -30,8 +32,11 @@ inline bool gpu_required() {
   return v != nullptr && std::string(v) == "1";
 }
 
-inline int run_gpu_tests(int argc, char* argv[]) {
+/// -1 (run the tests) where a CUDA device is usable; otherwise the exit code: 77 (skipped), or 1
+/// under MOELAB_REQUIRE_GPU=1 or when the kernel-image probe contradicts the usability decision.
+inline int gpu_gate() {
   constexpr int kSkipped = 77;  // SKIP_RETURN_CODE in tests/gpu/CMakeLists.txt
+  constexpr int kRunTests = -1;
   const int no_device = gpu_required() ? 1 : kSkipped;
   const char* what = gpu_required() ? "MOELAB_REQUIRE_GPU=1: FAILED (a skip is a failure here)" : "GPU tests skipped";
 #if MOELAB_HAVE_CUDA
@@ -47,13 +52,16 @@ inline int run_gpu_tests(int argc, char* argv[]) {
     std::printf("FAILED: the device was judged usable but the kernel-image probe fails: %s\n", probe.c_str());
     return 1;
   }
-  return Catch::Session().run(argc, argv);
+  return kRunTests;
 #else
-  (void)argc;
-  (void)argv;
+  (void)kRunTests;
   std::printf("moelab built without CUDA (MOELAB_HAVE_CUDA off): %s\n", what);
   return no_device;
 #endif
 }
+
+/// Every GPU test executable includes this header once (one source file each): the gate is installed
+/// before main().
+inline const InstallRunnerGate install_gpu_gate{gpu_gate};
 
 }  // namespace moelab::test

@@ -15,7 +15,6 @@
 // rounding there. CPU-checked with TF32 emulated, and against the no-centring control, in
 // moe_tf32_bound_test.cpp (test_gpu_tolerance, no device needed).
 // Exit code 77 (skipped) without a CUDA build or device: tests/gpu/gpu_main.hpp.
-#define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -188,5 +187,3 @@ TEST_CASE("device training follows the CPU trainer's loss curve (granularity Fig
   }
 }
 #endif
-
-int main(int argc, char* argv[]) { return moelab::test::run_gpu_tests(argc, argv); }

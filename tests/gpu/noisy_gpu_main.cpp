@@ -6,7 +6,6 @@
 // cuBLAS / cuSOLVER calls and the index math on hardware.
 //
 // Exit code 77 (skipped) without a CUDA build or device: tests/gpu/gpu_main.hpp.
-#define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -163,5 +162,3 @@ TEST_CASE("gpu noisy: a Fig. 3 point at d = 900 matches the CPU", "[gpu][noisy]"
   }
 }
 #endif
-
-int main(int argc, char* argv[]) { return moelab::test::run_gpu_tests(argc, argv); }

@@ -2,7 +2,6 @@
 //
 // Exit code 77 (CTest SKIP_RETURN_CODE) when the CUDA backend is not built or no device is
 // present, so a machine without a GPU reports this test as skipped rather than passed.
-#define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -82,5 +81,3 @@ TEST_CASE("device Philox normals differ when the trial changes", "[gpu]") {
   CHECK(equal == 0);
 }
 #endif  // MOELAB_HAVE_CUDA
-
-int main(int argc, char* argv[]) { return moelab::test::run_gpu_tests(argc, argv); }

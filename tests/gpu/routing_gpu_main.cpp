@@ -6,7 +6,6 @@
 // point). Allowed: at most 1 mismatched point per case, i.e. effectively none.
 //
 // Exit code 77 (skipped) without a CUDA build or device: tests/gpu/gpu_main.hpp.
-#define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -139,5 +138,3 @@ TEST_CASE("the device path refuses k > 32 with a clear error", "[gpu][routing]")
   CHECK_THROWS(rt::make_region_mass_sampler(moelab::Backend::cuda)->histogram(router, rt::InputLaw::gaussian, 100, 1, 0));
 }
 #endif  // MOELAB_HAVE_CUDA
-
-int main(int argc, char* argv[]) { return moelab::test::run_gpu_tests(argc, argv); }

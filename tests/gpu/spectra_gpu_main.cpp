@@ -4,7 +4,6 @@
 // backward errors, for every eigenvalue method, both Gram orientations, all entry laws, spikes, and
 // one large information-plus-noise spectrum. Exit code 77 (skipped) without a CUDA build or a usable
 // device; MOELAB_REQUIRE_GPU=1 makes that a failure (tests/gpu/gpu_main.hpp).
-#define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -98,5 +97,3 @@ TEST_CASE("the device spectra refuse bad input", "[gpu][spectra]") {
   CHECK_THROWS(sp::sample_covariance_eigenvalues_cuda(10, 20, {}, -1.0, sp::EntryLaw::gaussian, 1, 0, 2));
 }
 #endif  // MOELAB_HAVE_CUDA
-
-int main(int argc, char* argv[]) { return moelab::test::run_gpu_tests(argc, argv); }

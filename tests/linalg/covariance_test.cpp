@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "moelab/linalg/decompositions.hpp"
+
 using Catch::Matchers::StartsWith;
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;

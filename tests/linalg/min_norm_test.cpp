@@ -3,6 +3,7 @@
 #include <Eigen/Dense>
 
 #include "moelab/core/distributions.hpp"
+#include "moelab/linalg/decompositions.hpp"
 #include "moelab/linalg/min_norm.hpp"
 
 using namespace moelab;

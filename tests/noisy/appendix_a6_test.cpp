@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include "moelab/core/stats.hpp"
+#include "moelab/linalg/decompositions.hpp"
 #include "moelab/noisy/theorems.hpp"
 #include "noisy/random_model.hpp"
 

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "moelab/linalg/decompositions.hpp"
 #include "moelab/noisy/risk.hpp"
 #include "noisy/random_model.hpp"
 

@@ -12,6 +12,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "moelab/linalg/decompositions.hpp"
 #include "moelab/noisy/detail/excess_plan.hpp"
 #include "moelab/noisy/detail/sample_hd.hpp"
 #include "moelab/noisy/excess_cuda.hpp"

@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "moelab/linalg/decompositions.hpp"
 #include "noisy/random_model.hpp"
 
 using Catch::Matchers::WithinAbs;

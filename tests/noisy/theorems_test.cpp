@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "moelab/linalg/decompositions.hpp"
 #include "moelab/noisy/bayes.hpp"
 #include "moelab/noisy/risk.hpp"
 #include "moelab/spectra/info_plus_noise.hpp"

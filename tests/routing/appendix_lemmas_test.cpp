@@ -13,6 +13,7 @@
 
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/stats.hpp"
+#include "moelab/linalg/decompositions.hpp"
 #include "moelab/routing/region_masses.hpp"
 
 namespace rt = moelab::routing;

@@ -12,6 +12,7 @@
 
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/keys.hpp"
+#include "moelab/linalg/decompositions.hpp"
 #include "moelab/routing/student_search.hpp"
 #include "moelab/routing/subset_rank.hpp"
 

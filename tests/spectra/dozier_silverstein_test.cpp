@@ -15,6 +15,7 @@
 #include <catch2/catch.hpp>
 
 #include "moelab/core/distributions.hpp"
+#include "moelab/linalg/decompositions.hpp"
 #include "moelab/spectra/info_plus_noise.hpp"
 #include "moelab/spectra/marchenko_pastur.hpp"
 

@@ -16,6 +16,7 @@
 
 #include "moelab/core/csv.hpp"
 #include "moelab/core/distributions.hpp"
+#include "moelab/linalg/decompositions.hpp"
 
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;

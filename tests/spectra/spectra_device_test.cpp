@@ -14,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include "moelab/core/stream_tags.hpp"
+#include "moelab/linalg/decompositions.hpp"
 #include "moelab/spectra/ensembles.hpp"
 
 namespace sp = moelab::spectra;

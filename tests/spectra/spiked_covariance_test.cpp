@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include "moelab/core/distributions.hpp"
+#include "moelab/linalg/decompositions.hpp"
 #include "moelab/spectra/marchenko_pastur.hpp"
 
 using Catch::Matchers::WithinAbs;

@@ -12,6 +12,8 @@
 #include <boost/math/quadrature/gauss.hpp>
 #include <catch2/catch.hpp>
 
+#include "moelab/linalg/decompositions.hpp"
+
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 namespace sp = moelab::spectra;

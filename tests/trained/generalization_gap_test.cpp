@@ -8,6 +8,7 @@
 
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/stats.hpp"
+#include "moelab/linalg/decompositions.hpp"
 #include "moelab/moe/teacher_student.hpp"
 #include "moelab/trained/generalization_gap.hpp"
 

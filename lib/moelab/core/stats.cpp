@@ -10,6 +10,7 @@
 #include <boost/math/distributions/students_t.hpp>
 
 #include "moelab/core/error.hpp"
+#include "moelab/linalg/decompositions.hpp"
 
 namespace moelab {
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "moelab/core/error.hpp"
+#include "moelab/linalg/decompositions.hpp"
 
 namespace moelab {
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "moelab/core/error.hpp"
+#include "moelab/linalg/decompositions.hpp"
 
 #if defined(MOELAB_HAVE_BLAS)
 #include <cblas.h>

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "moelab/linalg/decompositions.hpp"
 #include "moelab/linalg/lapack.hpp"
 
 namespace moelab {

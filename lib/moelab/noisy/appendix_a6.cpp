@@ -5,6 +5,7 @@
 
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/error.hpp"
+#include "moelab/linalg/decompositions.hpp"
 
 namespace moelab::noisy {
 

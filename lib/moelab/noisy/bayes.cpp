@@ -3,6 +3,7 @@
 #include <cstddef>
 
 #include "moelab/core/error.hpp"
+#include "moelab/linalg/decompositions.hpp"
 
 namespace moelab::noisy {
 

@@ -10,6 +10,7 @@
 
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/parallel.hpp"
+#include "moelab/linalg/decompositions.hpp"
 #include "moelab/noisy/appendix_a6.hpp"
 #include "moelab/noisy/detail/claim_helpers.hpp"
 

@@ -7,6 +7,7 @@
 
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/parallel.hpp"
+#include "moelab/linalg/decompositions.hpp"
 #include "moelab/noisy/detail/claim_helpers.hpp"
 #include "moelab/noisy/theorems.hpp"
 #include "moelab/spectra/ensembles.hpp"
@@ -103,7 +104,8 @@ Evidence check_thm5_order(const CheckBudget& b, const RngKey& key) {
     X *= std::sqrt(s2 / n);
     for (int j = 0; j < nb; ++j) X(j, j) += 3.0, X(nb + j, db + j) += j < nb / 2 ? 2.0 : 1.5;
     auto rate_of = [](const Eigen::MatrixXd& A) {
-      Eigen::VectorXd ev = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(A * A.transpose(), Eigen::EigenvaluesOnly).eigenvalues();
+      const Eigen::MatrixXd gram = A * A.transpose();
+      Eigen::VectorXd ev = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(gram, Eigen::EigenvaluesOnly).eigenvalues();
       return contraction(ev);
     };
     const double dense = rate_of(X);

@@ -9,6 +9,7 @@
 #include <Eigen/Dense>
 
 #include "moelab/core/error.hpp"
+#include "moelab/linalg/decompositions.hpp"
 #include "moelab/noisy/bayes.hpp"
 
 #ifdef MOELAB_HAVE_CUDA

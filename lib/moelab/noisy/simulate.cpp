@@ -8,6 +8,7 @@
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/error.hpp"
 #include "moelab/core/parallel.hpp"
+#include "moelab/linalg/decompositions.hpp"
 #include "moelab/linalg/min_norm.hpp"
 
 namespace moelab::noisy {

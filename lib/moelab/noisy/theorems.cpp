@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "moelab/core/error.hpp"
+#include "moelab/linalg/decompositions.hpp"
 #include "moelab/noisy/bayes.hpp"
 #include "moelab/spectra/dozier_silverstein.hpp"
 #include "moelab/spectra/info_plus_noise.hpp"
@@ -18,7 +19,8 @@ using Llt = Eigen::LLT<Eigen::MatrixXd>;
 
 /// Cholesky factor of scale * Sigma + sigma2 I (the matrix every closed form of the paper inverts).
 Llt shifted_cholesky(const Eigen::MatrixXd& sigma, double scale, double sigma2) {
-  Llt llt(scale * sigma + sigma2 * Eigen::MatrixXd::Identity(sigma.rows(), sigma.cols()));
+  const Eigen::MatrixXd shifted = scale * sigma + sigma2 * Eigen::MatrixXd::Identity(sigma.rows(), sigma.cols());
+  Llt llt(shifted);  // of a MatrixXd: the instantiation compiled once (linalg/decompositions.hpp)
   MOELAB_EXPECT(llt.info() == Eigen::Success, "scale Sigma_i + sigma2 I is not positive definite");
   return llt;
 }

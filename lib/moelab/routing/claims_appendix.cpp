@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "moelab/core/distributions.hpp"
+#include "moelab/linalg/decompositions.hpp"
 #include "moelab/routing/appendix_lemmas.hpp"
 #include "moelab/routing/conditional_covariance.hpp"
 #include "moelab/routing/detail/claim_tests.hpp"

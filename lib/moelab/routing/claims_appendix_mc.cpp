@@ -11,6 +11,7 @@
 
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/parallel.hpp"
+#include "moelab/linalg/decompositions.hpp"
 #include "moelab/routing/appendix_lemmas.hpp"
 #include "moelab/routing/detail/claim_tests.hpp"
 #include "moelab/routing/subset_rank.hpp"
@@ -48,7 +49,8 @@ Evidence check_prop_b6(const claims::CheckBudget& b, const RngKey& key) {
       for (std::int64_t i = 0; i < chunk; ++i) {
         for (int r = 0; r < d; ++r)
           for (int s = 0; s < w; ++s) A(r, s) = rs.normal(static_cast<std::uint64_t>(i * d * w + r * w + s));
-        const double top = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(A * A.transpose(), Eigen::EigenvaluesOnly).eigenvalues().maxCoeff();
+        const Eigen::MatrixXd gram = A * A.transpose();
+        const double top = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(gram, Eigen::EigenvaluesOnly).eigenvalues().maxCoeff();
         h += std::sqrt(std::max(0.0, top)) >= C * std::sqrt(static_cast<double>(std::max(d, w)));
       }
       return static_cast<double>(h) / chunk;

@@ -7,6 +7,7 @@
 
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/error.hpp"
+#include "moelab/linalg/decompositions.hpp"
 #include "moelab/routing/student_search.hpp"  // router_labels
 #include "moelab/routing/subset_rank.hpp"
 

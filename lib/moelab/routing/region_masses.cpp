@@ -8,6 +8,7 @@
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/error.hpp"
 #include "moelab/core/parallel.hpp"
+#include "moelab/linalg/decompositions.hpp"
 #include "moelab/routing/batched_normals.hpp"
 #include "moelab/routing/point_routing.hpp"
 
@@ -250,7 +251,8 @@ Router::Router(const Eigen::MatrixXd& R, int k, ScorePath path)
     return;
   }
   MOELAB_EXPECT(m_ <= d_, "the projected score path needs m <= d (R R' must be nonsingular)");
-  const Eigen::LLT<Eigen::MatrixXd> llt(R * R.transpose());
+  const Eigen::MatrixXd gram = R * R.transpose();
+  const Eigen::LLT<Eigen::MatrixXd> llt(gram);
   MOELAB_EXPECT(llt.info() == Eigen::Success, "R R' is not positive definite (routing vectors linearly dependent)");
   R_ = llt.matrixL();
 }

@@ -9,6 +9,7 @@
 
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/error.hpp"
+#include "moelab/linalg/decompositions.hpp"
 #include "moelab/linalg/lapack.hpp"
 
 namespace moelab::spectra {
@@ -232,7 +233,8 @@ std::pair<double, Eigen::VectorXd> top_of_gram(const Eigen::MatrixXd& Y, std::ui
     }
   }
   iterations = 0;
-  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(Y * Y.transpose());
+  const Eigen::MatrixXd gram = Y * Y.transpose();
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(gram);
   return {es.eigenvalues()(M - 1), es.eigenvectors().col(M - 1)};
 }
 

@@ -12,6 +12,7 @@
 #include <boost/math/tools/roots.hpp>
 
 #include "moelab/core/error.hpp"
+#include "moelab/linalg/decompositions.hpp"
 
 namespace moelab::spectra {
 
@@ -214,12 +215,14 @@ HankelDeterminants hankel_determinants(double s, bool want_plus, bool want_pdf, 
   HankelDeterminants out{};
   // Both I - B and I + B are positive definite: det(I - B_s) = F1(s) > 0 and det(I + B_s) = F2(s) / F1(s) > 0
   // for every s, and B_s -> 0 as s -> inf, so no eigenvalue of B_s reaches +-1.
-  const Eigen::LDLT<Matrix> minus(Matrix::Identity(m, m) - b);
+  const Matrix i_minus_b = Matrix::Identity(m, m) - b;
+  const Eigen::LDLT<Matrix> minus(i_minus_b);
   out.minus = minus.vectorD().prod();
   // d/ds log det(I - B_s) = -tr((I - B_s)^(-1) dB_s/ds), dB_s/ds(x, y) = Ai'(x + y + s).
   if (want_pdf) out.minus_prime = -out.minus * minus.solve(b_prime).trace();
   if (want_plus) {
-    const Eigen::LDLT<Matrix> plus(Matrix::Identity(m, m) + b);
+    const Matrix i_plus_b = Matrix::Identity(m, m) + b;
+    const Eigen::LDLT<Matrix> plus(i_plus_b);
     out.plus = plus.vectorD().prod();
     if (want_pdf) out.plus_prime = out.plus * plus.solve(b_prime).trace();
   }

@@ -1,0 +1,49 @@
+// Eigen's dense decompositions of an Eigen::MatrixXd, compiled once (linalg/decompositions.cpp).
+//
+// A decomposition costs 3-8 s of compiler time in every file that instantiates it (JacobiSVD or
+// SelfAdjointEigenSolver at -O3: ~8 s; the parse of <Eigen/Dense> alone ~1.5 s). The explicit
+// instantiation declarations below tell every file that includes this header that the
+// factorisation bodies are compiled elsewhere: callers keep writing Eigen's own classes
+// (`Eigen::LLT<Eigen::MatrixXd> llt(a)`), so the arithmetic is Eigen's, the same operations in the
+// same order, compiled once with the library's flags.
+//
+// Covered: the decomposition of a plain Eigen::MatrixXd (an lvalue or a temporary MatrixXd), and
+// the solves of LLT / LDLT / CompleteOrthogonalDecomposition with a VectorXd or MatrixXd right-hand
+// side. An expression argument (`A * A.transpose()`, `I - B`) instantiates the factorisation again
+// for that expression's type: evaluate it into a MatrixXd first (the same values: Eigen evaluates
+// the expression into the decomposition's own matrix either way).
+#pragma once
+
+#include <Eigen/Dense>
+
+// X(declaration) for each instantiation; expanded as `extern template` here and as explicit
+// instantiation definitions in decompositions.cpp, so the two lists cannot drift apart.
+#define MOELAB_EIGEN_DECOMPOSITIONS(X)                                                                                  \
+  X(Eigen::LLT<Eigen::MatrixXd>& Eigen::LLT<Eigen::MatrixXd>::compute<Eigen::MatrixXd>(                                \
+      const Eigen::EigenBase<Eigen::MatrixXd>&))                                                                         \
+  X(void Eigen::LLT<Eigen::MatrixXd>::_solve_impl<Eigen::VectorXd, Eigen::VectorXd>(const Eigen::VectorXd&,           \
+                                                                                     Eigen::VectorXd&) const)           \
+  X(void Eigen::LLT<Eigen::MatrixXd>::_solve_impl<Eigen::MatrixXd, Eigen::MatrixXd>(const Eigen::MatrixXd&,           \
+                                                                                     Eigen::MatrixXd&) const)           \
+  X(Eigen::LDLT<Eigen::MatrixXd>& Eigen::LDLT<Eigen::MatrixXd>::compute<Eigen::MatrixXd>(                              \
+      const Eigen::EigenBase<Eigen::MatrixXd>&))                                                                         \
+  X(void Eigen::LDLT<Eigen::MatrixXd>::_solve_impl<Eigen::VectorXd, Eigen::VectorXd>(const Eigen::VectorXd&,          \
+                                                                                      Eigen::VectorXd&) const)          \
+  X(void Eigen::LDLT<Eigen::MatrixXd>::_solve_impl<Eigen::MatrixXd, Eigen::MatrixXd>(const Eigen::MatrixXd&,          \
+                                                                                      Eigen::MatrixXd&) const)          \
+  X(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>& Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>::compute<           \
+      Eigen::MatrixXd>(const Eigen::EigenBase<Eigen::MatrixXd>&, int))                                                  \
+  X(Eigen::JacobiSVD<Eigen::MatrixXd>& Eigen::JacobiSVD<Eigen::MatrixXd>::compute(const Eigen::MatrixXd&, unsigned int)) \
+  X(void Eigen::HouseholderQR<Eigen::MatrixXd>::computeInPlace())                                                       \
+  X(void Eigen::ColPivHouseholderQR<Eigen::MatrixXd>::computeInPlace())                                                 \
+  X(void Eigen::FullPivLU<Eigen::MatrixXd>::computeInPlace())                                                           \
+  X(void Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>::computeInPlace())                                     \
+  X(void Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>::_solve_impl<Eigen::VectorXd, Eigen::VectorXd>(      \
+      const Eigen::VectorXd&, Eigen::VectorXd&) const)
+
+// nvcc parses some moelab headers for device code; the instantiations are for host C++ only.
+#ifndef __CUDACC__
+#define MOELAB_EIGEN_EXTERN_TEMPLATE(...) extern template __VA_ARGS__;
+MOELAB_EIGEN_DECOMPOSITIONS(MOELAB_EIGEN_EXTERN_TEMPLATE)
+#undef MOELAB_EIGEN_EXTERN_TEMPLATE
+#endif
