@@ -25,6 +25,6 @@ function(moelab_add_test)
   # splits names at ';', so a TEST_CASE name must not contain one: tests/CMakeLists.txt checks).
   catch_discover_tests(${T_NAME} TEST_SPEC "~[slow]~[.]" TEST_PREFIX "${T_NAME}:" PROPERTIES LABELS fast
                        EXTRA_ARGS --warn NoTests WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
-  catch_discover_tests(${T_NAME} TEST_SPEC "[slow]" TEST_PREFIX "${T_NAME}:slow:" PROPERTIES LABELS slow
+  catch_discover_tests(${T_NAME} TEST_SPEC "[slow]~[.]" TEST_PREFIX "${T_NAME}:slow:" PROPERTIES LABELS slow
                        EXTRA_ARGS --warn NoTests WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
 endfunction()
