@@ -47,23 +47,7 @@ double rel(const A& a, const B& b) {
   return static_cast<double>((a - b).norm()) / std::max(static_cast<double>(b.norm()), 1e-300);
 }
 
-std::vector<MoeShape> shapes() {
-  std::vector<MoeShape> out;
-  for (auto kind : {ExpertKind::mlp, ExpertKind::linear})
-    for (bool eb : {false, true})
-      for (auto wt : {Weighting::softmax, Weighting::equal, Weighting::oracle}) {
-        MoeShape s;
-        s.m = wt == Weighting::oracle ? 5 : 16;
-        s.k = wt == Weighting::oracle ? 1 : 4;
-        s.w = 24, s.d = 40, s.d_out = 33;
-        s.expert = kind, s.expert_bias = eb, s.router_bias = wt == Weighting::softmax && eb, s.weighting = wt;
-        out.push_back(s);
-      }
-  MoeShape fig2 = out.front();  // the granularity Fig. 2 student: 8e4a, w = 80, d = 256
-  fig2.m = 8, fig2.k = 4, fig2.w = 80, fig2.d = fig2.d_out = 256, fig2.expert_bias = false, fig2.router_bias = false;
-  out.push_back(fig2);
-  return out;
-}
+std::vector<MoeShape> shapes() { return test::tf32::device_test_shapes(); }
 
 template <class S>
 void compare_one(const MoeShape& s, int n, bool tf32, double tol) {

@@ -22,24 +22,6 @@ namespace tf = moelab::test::tf32;
 
 namespace {
 
-/// The shapes of tests/gpu/moe_gpu_main.cpp (the same list, in the same order).
-std::vector<MoeShape> device_test_shapes() {
-  std::vector<MoeShape> out;
-  for (auto kind : {ExpertKind::mlp, ExpertKind::linear})
-    for (bool eb : {false, true})
-      for (auto wt : {Weighting::softmax, Weighting::equal, Weighting::oracle}) {
-        MoeShape s;
-        s.m = wt == Weighting::oracle ? 5 : 16;
-        s.k = wt == Weighting::oracle ? 1 : 4;
-        s.w = 24, s.d = 40, s.d_out = 33;
-        s.expert = kind, s.expert_bias = eb, s.router_bias = wt == Weighting::softmax && eb, s.weighting = wt;
-        out.push_back(s);
-      }
-  MoeShape fig2 = out.front();
-  fig2.m = 8, fig2.k = 4, fig2.w = 80, fig2.d = fig2.d_out = 256, fig2.expert_bias = false, fig2.router_bias = false;
-  out.push_back(fig2);
-  return out;
-}
 
 struct Problem {
   MoeModel<float> model;
@@ -59,7 +41,7 @@ struct Problem {
 
 TEST_CASE("emulated TF32 gradients pass the derived per-block tolerance at the device test's shapes and sizes", "[gpu_tolerance][moe]") {
   double worst_ratio = 0.0;
-  for (const MoeShape& s : device_test_shapes())
+  for (const MoeShape& s : tf::device_test_shapes())
     for (int n : {1, 300, 2048}) {
       const Problem p(s, n, 17);
       const tf::Tolerance tol = tf::tf32_tolerance(s, p.model.params().data(), p.X.data(), p.T.data(), p.oracle_ptr(s), n);
@@ -83,7 +65,7 @@ TEST_CASE("emulated TF32 gradients pass the derived per-block tolerance at the d
 
 TEST_CASE("the H200's failing TF32 case: the emulation reproduces an error above the old flat 3e-3, the new bound accepts it",
           "[gpu_tolerance][moe]") {
-  const MoeShape s = device_test_shapes().front();
+  const MoeShape s = tf::device_test_shapes().front();
   REQUIRE(s.describe() == "16e4a w=24 d=40 d_out=33 mlp softmax");
   const int n = 300;
   const Problem p(s, n, 17);
@@ -118,7 +100,7 @@ TEST_CASE("the H200's failing TF32 case: the emulation reproduces an error above
 
 TEST_CASE("control: a router gradient without the softmax centring exceeds the TF32 tolerance of its block", "[gpu_tolerance][moe]") {
   std::string ratios;
-  for (const MoeShape& s : device_test_shapes()) {
+  for (const MoeShape& s : tf::device_test_shapes()) {
     if (s.weighting != Weighting::softmax) continue;  // only softmax weights have a router gradient
     for (int n : {300, 2048}) {
       const Problem p(s, n, 17);

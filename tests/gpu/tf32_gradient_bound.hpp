@@ -255,4 +255,25 @@ inline std::vector<double> gradient_without_centring(const moe::MoeShape& s, con
   return std::vector<double>(g.data(), g.data() + g.size());
 }
 
+/// The shapes gpu:moe_trainer compares on the device (tests/gpu/moe_gpu_main.cpp), and the TF32 tolerance
+/// test checks on the CPU: the three weightings x expert kinds x expert bias, then the granularity Fig. 2
+/// student (8e4a, w = 80, d = 256).
+inline std::vector<moe::MoeShape> device_test_shapes() {
+  std::vector<moe::MoeShape> out;
+  for (auto kind : {moe::ExpertKind::mlp, moe::ExpertKind::linear})
+    for (bool eb : {false, true})
+      for (auto wt : {moe::Weighting::softmax, moe::Weighting::equal, moe::Weighting::oracle}) {
+        moe::MoeShape s;
+        s.m = wt == moe::Weighting::oracle ? 5 : 16;
+        s.k = wt == moe::Weighting::oracle ? 1 : 4;
+        s.w = 24, s.d = 40, s.d_out = 33;
+        s.expert = kind, s.expert_bias = eb, s.router_bias = wt == moe::Weighting::softmax && eb, s.weighting = wt;
+        out.push_back(s);
+      }
+  moe::MoeShape fig2 = out.front();
+  fig2.m = 8, fig2.k = 4, fig2.w = 80, fig2.d = fig2.d_out = 256, fig2.expert_bias = false, fig2.router_bias = false;
+  out.push_back(fig2);
+  return out;
+}
+
 }  // namespace moelab::test::tf32

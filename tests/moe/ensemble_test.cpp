@@ -23,6 +23,7 @@
 #include "moelab/moe/granularity_experiment.hpp"
 #include "moelab/scenario/runner.hpp"
 #include "moelab/scenario/study.hpp"
+#include "topic_test_support.hpp"
 
 namespace moelab::moe {
 void add_studies(std::vector<StudyDef>& out);
@@ -253,17 +254,7 @@ TEST_CASE("control: runs of different data seeds are not grouped and train on di
 
 namespace {
 
-const StudyDef& ts_study() {
-  static const std::vector<StudyDef> all = [] {
-    std::vector<StudyDef> s;
-    moe::add_studies(s);
-    return s;
-  }();
-  for (const auto& s : all)
-    if (s.name == "moe.teacher_student") return s;
-  FAIL("moe.teacher_student not registered");
-  return all[0];
-}
+const StudyDef& ts_study() { return test::find_study_in(test::topic_studies<moe::add_studies>(), "moe.teacher_student"); }
 
 const char* kSweep =
     "study = \"moe.teacher_student\"\n"

@@ -7,6 +7,7 @@
 
 #include "moelab/scenario/runner.hpp"
 #include "moelab/scenario/study.hpp"
+#include "topic_test_support.hpp"
 #include "scenario/input_error_helpers.hpp"
 
 namespace moelab::moe {
@@ -18,17 +19,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-const StudyDef& study() {
-  static const std::vector<StudyDef> all = [] {
-    std::vector<StudyDef> s;
-    moe::add_studies(s);
-    return s;
-  }();
-  for (const auto& s : all)
-    if (s.name == "moe.teacher_student") return s;
-  FAIL("moe.teacher_student not registered");
-  return all[0];
-}
+const StudyDef& study() { return test::find_study_in(test::topic_studies<moe::add_studies>(), "moe.teacher_student"); }
 
 McBudget budget(std::int64_t trials) {
   McBudget b;
