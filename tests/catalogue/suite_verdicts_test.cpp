@@ -1,7 +1,7 @@
 // The verdict pins: the whole quick suite at seed 1, judged exactly as `moelab check --quick --seed 1`
 // judges it (every printed, exact and control test at alpha / the number of registered claims),
 // compared with the committed table lib/moelab/catalogue/documented_verdicts.txt (compiled into the
-// catalogue, which `moelab check` reports against): verdict, printed estimate (within 0.5 s.e.) and a
+// catalogue, which `moelab check` reports against): verdict, printed estimate (within 4 s.e.) and a
 // ceiling on the detectable deviation per claim. A claim missing from the table, a row naming no
 // registered claim, or any difference fails with the full difference. Each claim's evidence is also
 // judged alone, and one claim is run alone, to show that a verdict does not depend on the selection.
@@ -77,10 +77,12 @@ TEST_CASE("the whole quick suite at seed 1 reaches the committed verdicts", "[ca
       ++bad;
     } else {
       // The experiment itself is pinned: its draws are keyed by (seed, id), so the printed estimate
-      // moves only when the experiment changes (0.5 standard errors, or 1e-9 relative for exact
-      // evidence, whose last bits may differ between libm builds).
+      // moves only when the experiment changes. 4 standard errors, not fewer: on another CPU OpenBLAS
+      // picks other kernels, and a trained model's trajectory perturbed in its last bits acts like a
+      // fresh draw, which differs from the pinned one by sqrt(2) s.e. in standard deviation. Exact
+      // evidence (s.e. 0): 1e-9 relative, for last bits that differ between libm builds.
       const Pin& pin = it->second;
-      const double tol = 0.5 * pin.std_error + 1e-9 * std::fabs(pin.estimate);
+      const double tol = 4.0 * pin.std_error + 1e-9 * std::fabs(pin.estimate);
       if (!(std::fabs(o.evidence.printed.estimate - pin.estimate) <= tol)) {
         diff << "  e " << id << ": printed estimate " << o.evidence.printed.estimate << ", pinned " << pin.estimate
              << " +- " << tol << "\n";

@@ -24,7 +24,7 @@ def main() -> None:
     print("# Regenerate: build/bin/moelab check --quick --seed 1 --out-dir /tmp/qv &&")
     print("#   python3 tests/data/gen_quick_verdicts.py /tmp/qv/check.csv > lib/moelab/catalogue/documented_verdicts.txt")
     print("# Columns: id, verdict, then the pins suite_verdicts_test also checks: the printed estimate and its")
-    print("# standard error (the estimate must stay within 0.5 of these standard errors: the draws are keyed by")
+    print("# standard error (the estimate must stay within 4 of these standard errors: the draws are keyed by")
     print("# (seed, id), so a change means the experiment changed), and a ceiling on the smallest detectable")
     print("# deviation, 1.25 x today's (a claim that loses its power fails the test, whatever its verdict).")
     print("# id verdict printed_estimate printed_std_error min_detectable_ceiling")
