@@ -25,15 +25,22 @@ struct HostExec {
     void resize(std::size_t n) {
       if (n <= v.size() && !v.empty()) return;
       // Growing loses the contents (as DeviceBuffer); fill with poison instead of zeros.
-      T poison;
+      T poison{};
       if constexpr (std::is_floating_point_v<T>) poison = std::numeric_limits<T>::quiet_NaN();
-      else poison = static_cast<T>(-1);
+      else if constexpr (std::is_integral_v<T>) poison = static_cast<T>(-1);
       v.assign(std::max<std::size_t>(n, 1), poison);
+      ++growths();
     }
     T* get() const { return v.data(); }
   };
+  /// Buffer growths so far (all executors): a recorded device step must allocate nothing.
+  static std::int64_t& growths() {
+    static std::int64_t count = 0;
+    return count;
+  }
   int gemms = 0;
   std::int64_t for_each_launches = 0;
+  std::int64_t transfers = 0;  // upload + download calls (host round trips of the device)
 
   template <class F>
   void for_each(std::int64_t n, const F& f) {
@@ -57,6 +64,12 @@ struct HostExec {
     else if (!ta && tb) c.noalias() = a * b.transpose();
     else c.noalias() = a.transpose() * b.transpose();
   }
+  /// The batched GEMM (cublasGemmBatchedEx): C[i] = op(A[i]) op(B[i]), one GEMM per entry.
+  template <class S>
+  void gemm_batched(bool ta, bool tb, int m, int n, int k, const S* const* A, int lda, const S* const* B, int ldb, S* const* C, int ldc,
+                    int count) {
+    for (int i = 0; i < count; ++i) gemm(ta, tb, m, n, k, A[i], lda, B[i], ldb, C[i], ldc);
+  }
   template <class T>
   void zero(T* p, std::int64_t n) {
     std::fill(p, p + n, T(0));
@@ -70,10 +83,12 @@ struct HostExec {
   }
   template <class T>
   void upload(T* dst, const T* host, std::int64_t n) {
+    ++transfers;
     std::copy(host, host + n, dst);
   }
   template <class T>
   void download(T* host, const T* src, std::int64_t n) {
+    ++transfers;
     std::copy(src, src + n, host);
   }
 };

@@ -15,9 +15,9 @@
 // than threads the groups run one after another and the products parallelise inside a run instead
 // (moe_model.cpp's expert loops); the bytes are the same either way.
 //
-// The device form of the same step (per-run parameter blocks stacked, one batch per data group) is
-// written over an executor in detail/moe_layer_driver.hpp (EnsembleCore), emulated on the CPU in
-// tests/moe/moe_device_emulation_test.cpp.
+// The device form (moe/ensemble_cuda.hpp) stacks the runs of one shape and evaluates every expert
+// densely, so that each layer of all of them is one batched GEMM and a step is one CUDA graph
+// (detail/ensemble_driver.hpp, emulated on the CPU in tests/moe/ensemble_device_emulation_test.cpp).
 #pragma once
 
 #include <cstdint>
