@@ -1,5 +1,6 @@
 // The top-k MoE trainer on the device (W4): the CUDA executor of
-// lib/moelab/moe/detail/moe_layer_driver.hpp. Every elementwise or per-sample step is one launch of
+// lib/moelab/moe/detail/moe_layer_driver.hpp (one run) and of detail/ensemble_driver.hpp (many runs
+// at once, each step one recorded CUDA graph). Every elementwise or per-sample step is one launch of
 // for_each_kernel running a functor of moe_layer_hd.hpp (the code the CPU emulation test runs in a
 // loop); GEMMs are cuBLAS (cublasGemmEx, one per active expert and layer, column blocks of the
 // grouped layout); the grouping is CUB's stable radix sort of (expert, slot) pairs. One stream (the
@@ -19,6 +20,7 @@
 #include "cuda_status.cuh"
 #include "device_memory.cuh"
 
+#include "moelab/moe/detail/ensemble_driver.hpp"
 #include "moelab/moe/detail/moe_layer_driver.hpp"
 
 namespace moelab::cuda {
@@ -30,53 +32,74 @@ __global__ void for_each_kernel(std::int64_t n, F f) {
   for (std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < n; e += stride) f(e);
 }
 
-/// The CUDA executor (moe_layer_driver.hpp's interface).
+/// The CUDA executor (moe_layer_driver.hpp's and ensemble_driver.hpp's interface). Every call goes to
+/// one stream of its own (so that a step can be recorded as a CUDA graph); copies to and from the
+/// host are synchronous (cudaMemcpy on the legacy stream, which waits for this blocking stream).
 class DeviceExec {
  public:
   template <class T>
   using Buffer = DeviceBuffer<T>;
 
   explicit DeviceExec(bool tf32) : tf32_(tf32) {
+    check(cudaStreamCreate(&stream_), "cudaStreamCreate");
     check_cublas(cublasCreate(&handle_), "cublasCreate");
+    check_cublas(cublasSetStream(handle_, stream_), "cublasSetStream");
+    // A workspace of our own: cuBLAS then allocates nothing while a graph is being recorded
+    // (32 MiB: what cuBLAS documents for Hopper).
+    workspace_.resize(std::size_t{32} << 20);
+    check_cublas(cublasSetWorkspace(handle_, workspace_.get(), workspace_.capacity()), "cublasSetWorkspace");
     // Default math: CUBLAS_COMPUTE_32F stays full float32 (no TF32 unless asked for by compute type).
     check_cublas(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
   }
-  ~DeviceExec() { cublasDestroy(handle_); }
+  ~DeviceExec() {
+    cublasDestroy(handle_);
+    cudaStreamDestroy(stream_);
+  }
   DeviceExec(const DeviceExec&) = delete;
   DeviceExec& operator=(const DeviceExec&) = delete;
+  cudaStream_t stream() const { return stream_; }
 
   template <class F>
   void for_each(std::int64_t n, const F& f) {
     if (n <= 0) return;
     constexpr int kThreads = 256;
     const std::int64_t blocks = std::min<std::int64_t>((n + kThreads - 1) / kThreads, std::int64_t{1} << 20);
-    for_each_kernel<<<static_cast<unsigned>(blocks), kThreads>>>(n, f);
+    for_each_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream_>>>(n, f);
     check(cudaGetLastError(), "MoE step kernel launch");
   }
 
   template <class S>
   void gemm(bool ta, bool tb, int m, int n, int k, const S* A, int lda, const S* B, int ldb, S* C, int ldc) {
     const S one = 1, zero = 0;
-    constexpr bool dbl = sizeof(S) == 8;
-    const cudaDataType_t type = dbl ? CUDA_R_64F : CUDA_R_32F;
-    const cublasComputeType_t compute = dbl ? CUBLAS_COMPUTE_64F : (tf32_ ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F);
-    check_cublas(cublasGemmEx(handle_, ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb ? CUBLAS_OP_T : CUBLAS_OP_N, m, n, k, &one, A, type, lda, B, type,
-                              ldb, &zero, C, type, ldc, compute, CUBLAS_GEMM_DEFAULT),
+    check_cublas(cublasGemmEx(handle_, op(ta), op(tb), m, n, k, &one, A, type<S>(), lda, B, type<S>(), ldb, &zero, C, type<S>(), ldc,
+                              compute<S>(), CUBLAS_GEMM_DEFAULT),
                  "cublasGemmEx (MoE layer)");
+  }
+
+  /// C[i] = op(A[i]) op(B[i]), i < count; the pointer arrays are in device memory.
+  template <class S>
+  void gemm_batched(bool ta, bool tb, int m, int n, int k, const S* const* A, int lda, const S* const* B, int ldb, S* const* C, int ldc,
+                    int count) {
+    if (count <= 0 || m <= 0 || n <= 0) return;
+    const S one = 1, zero = 0;
+    check_cublas(cublasGemmBatchedEx(handle_, op(ta), op(tb), m, n, k, &one, reinterpret_cast<const void* const*>(A), type<S>(), lda,
+                                     reinterpret_cast<const void* const*>(B), type<S>(), ldb, &zero, reinterpret_cast<void* const*>(C),
+                                     type<S>(), ldc, count, compute<S>(), CUBLAS_GEMM_DEFAULT),
+                 "cublasGemmBatchedEx (MoE ensemble)");
   }
 
   template <class T>
   void zero(T* p, std::int64_t n) {
-    if (n > 0) check(cudaMemsetAsync(p, 0, static_cast<std::size_t>(n) * sizeof(T)), "cudaMemsetAsync");
+    if (n > 0) check(cudaMemsetAsync(p, 0, static_cast<std::size_t>(n) * sizeof(T), stream_), "cudaMemsetAsync");
   }
 
   void sort_pairs(const int* keys, int* keys_out, const int* vals, int* vals_out, std::int64_t n, int end_bit) {
     if (n <= 0) return;
     if (n > (std::int64_t{1} << 31) - 1) throw std::invalid_argument("moelab::cuda: MoE layer: more than 2^31 - 1 slots in one batch");
     std::size_t bytes = 0;
-    check(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, keys_out, vals, vals_out, static_cast<int>(n), 0, end_bit), "CUB sort (size)");
+    check(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, keys_out, vals, vals_out, static_cast<int>(n), 0, end_bit, stream_), "CUB sort (size)");
     temp_.resize(bytes);
-    check(cub::DeviceRadixSort::SortPairs(temp_.get(), bytes, keys, keys_out, vals, vals_out, static_cast<int>(n), 0, end_bit), "CUB sort");
+    check(cub::DeviceRadixSort::SortPairs(temp_.get(), bytes, keys, keys_out, vals, vals_out, static_cast<int>(n), 0, end_bit, stream_), "CUB sort");
   }
 
   template <class T>
@@ -89,9 +112,52 @@ class DeviceExec {
   }
 
  private:
+  static cublasOperation_t op(bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; }
+  template <class S>
+  static cudaDataType_t type() {
+    return sizeof(S) == 8 ? CUDA_R_64F : CUDA_R_32F;
+  }
+  template <class S>
+  cublasComputeType_t compute() const {
+    return sizeof(S) == 8 ? CUBLAS_COMPUTE_64F : (tf32_ ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F);
+  }
+
   bool tf32_;
+  cudaStream_t stream_ = nullptr;
   cublasHandle_t handle_ = nullptr;
-  DeviceBuffer<unsigned char> temp_;
+  DeviceBuffer<unsigned char> temp_, workspace_;
+};
+
+/// A recorded CUDA graph of `record()` on the executor's stream, replayed by launch().
+class RecordedGraph {
+ public:
+  RecordedGraph() = default;
+  ~RecordedGraph() {
+    if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
+    if (graph_ != nullptr) cudaGraphDestroy(graph_);
+  }
+  RecordedGraph(const RecordedGraph&) = delete;
+  RecordedGraph& operator=(const RecordedGraph&) = delete;
+  bool recorded() const { return exec_ != nullptr; }
+  template <class F>
+  void record(cudaStream_t stream, const F& issue) {
+    check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture (ensemble step)");
+    try {
+      issue();
+    } catch (...) {
+      cudaGraph_t discard = nullptr;
+      cudaStreamEndCapture(stream, &discard);
+      if (discard != nullptr) cudaGraphDestroy(discard);
+      throw;
+    }
+    check(cudaStreamEndCapture(stream, &graph_), "cudaStreamEndCapture (ensemble step)");
+    check(cudaGraphInstantiate(&exec_, graph_, 0), "cudaGraphInstantiate (ensemble step)");
+  }
+  void launch(cudaStream_t stream) { check(cudaGraphLaunch(exec_, stream), "cudaGraphLaunch (ensemble step)"); }
+
+ private:
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
 };
 
 }  // namespace
@@ -160,8 +226,105 @@ double MoeDeviceTrainer<S>::test_mse() {
 
 template <class S>
 void MoeDeviceTrainer<S>::synchronize() {
-  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (MoE trainer)");
+  check(cudaStreamSynchronize(s_->ex.stream()), "cudaStreamSynchronize (MoE trainer)");
 }
+
+template <class S>
+struct EnsembleDevice<S>::State {
+  State(const std::vector<moe::hd::EnsembleGroup>& g, const std::vector<moe::hd::EnsembleRun<S>>& r, std::int64_t batch, std::int64_t steps,
+        bool tf32)
+      : ex(tf32), core(ex, g, r, batch, steps) {}
+  DeviceExec ex;
+  moe::hd::DenseEnsembleCore<S, DeviceExec> core;
+  RecordedGraph step_graph;
+  std::int64_t at = 0;  // the step the device is at (host copy of the core's counter)
+};
+
+/// Refuses, before any allocation, an ensemble whose buffers would not fit in the device's free memory.
+template <class S>
+void check_device_memory(const std::vector<moe::hd::EnsembleGroup>& groups, const std::vector<moe::hd::EnsembleRun<S>>& runs, std::int64_t batch,
+                         std::int64_t steps) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  const double need = moe::hd::dense_ensemble_bytes<S>(groups, runs, batch, steps) + double(std::size_t{64} << 20);  // + workspaces
+  if (need > 0.95 * static_cast<double>(free_bytes))
+    throw std::runtime_error("moelab::cuda: the MoE ensemble of " + std::to_string(runs.size()) + " runs needs about " +
+                             std::to_string(static_cast<long long>(need / 1e6)) + " MB of device memory; " +
+                             std::to_string(static_cast<long long>(free_bytes / 1000000)) +
+                             " MB are free. Run fewer sweep points at once (split the sweep, or fewer seeds or learning rates).");
+}
+
+template <class S>
+EnsembleDevice<S>::EnsembleDevice(const std::vector<moe::hd::EnsembleGroup>& groups, const std::vector<moe::hd::EnsembleRun<S>>& runs,
+                                  std::int64_t batch, std::int64_t steps, bool tf32) {
+  check_device_memory<S>(groups, runs, batch, steps);
+  s_ = std::make_unique<State>(groups, runs, batch, steps, tf32);
+}
+
+template <class S>
+EnsembleDevice<S>::~EnsembleDevice() = default;
+
+template <class S>
+void EnsembleDevice<S>::upload_teacher(int group, const S* packed) {
+  s_->ex.upload(s_->core.teacher_params(group), packed, s_->core.teacher_dims(group).total);
+}
+
+template <class S>
+void EnsembleDevice<S>::upload_student(int run, const S* packed, const S* m, const S* v) {
+  const std::int64_t P = s_->core.student_dims(run).total;
+  s_->ex.upload(s_->core.student_params(run), packed, P);
+  if (m) s_->ex.upload(s_->core.adam_m(run), m, P);
+  else s_->ex.zero(s_->core.adam_m(run), P);
+  if (v) s_->ex.upload(s_->core.adam_v(run), v, P);
+  else s_->ex.zero(s_->core.adam_v(run), P);
+}
+
+template <class S>
+void EnsembleDevice<S>::download_student(int run, S* packed, S* m, S* v) {
+  const std::int64_t P = s_->core.student_dims(run).total;
+  if (packed) s_->ex.download(packed, s_->core.student_params(run), P);
+  if (m) s_->ex.download(m, s_->core.adam_m(run), P);
+  if (v) s_->ex.download(v, s_->core.adam_v(run), P);
+}
+
+template <class S>
+void EnsembleDevice<S>::set_step(std::int64_t step) {
+  s_->core.set_step(step);
+  s_->at = step;
+}
+
+template <class S>
+void EnsembleDevice<S>::run_steps(std::int64_t from, std::int64_t to) {
+  if (from != s_->at) throw std::invalid_argument("moelab::cuda: ensemble: run_steps from a step the device is not at");
+  if (to > s_->core.steps()) throw std::invalid_argument("moelab::cuda: ensemble: past the last step");
+  if (from >= to) return;
+  if (!s_->step_graph.recorded()) s_->step_graph.record(s_->ex.stream(), [&] { s_->core.step(); });
+  for (std::int64_t t = from; t < to; ++t) s_->step_graph.launch(s_->ex.stream());
+  s_->at = to;
+}
+
+template <class S>
+void EnsembleDevice<S>::download_losses(int run, double* host, std::int64_t first, std::int64_t count) {
+  s_->ex.download(host, s_->core.losses(run) + first, count);
+}
+
+template <class S>
+std::vector<double> EnsembleDevice<S>::test_mse(std::int64_t test_size) {
+  return s_->core.test_mse(test_size);
+}
+
+template <class S>
+std::vector<double> EnsembleDevice<S>::teacher_energy(std::int64_t test_size) {
+  return s_->core.teacher_energy(test_size);
+}
+
+template <class S>
+void EnsembleDevice<S>::synchronize() {
+  check(cudaStreamSynchronize(s_->ex.stream()), "cudaStreamSynchronize (MoE ensemble)");
+}
+
+template class EnsembleDevice<float>;
+template class EnsembleDevice<double>;
 
 template <class S>
 double moe_device_loss_and_gradient(const moe::hd::LayerDims& L, const S* theta, const S* X, const S* T, const int* oracle, std::int64_t n,

@@ -13,7 +13,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
+#include "moelab/moe/detail/ensemble_hd.hpp"
 #include "moelab/moe/detail/moe_layer_hd.hpp"
 
 namespace moelab::cuda {
@@ -45,6 +47,40 @@ class MoeDeviceTrainer {
   void download_gradient(S* grad);
   /// Student test MSE per entry (synchronises).
   double test_mse();
+  void synchronize();
+
+  struct State;
+
+ private:
+  std::unique_ptr<State> s_;
+};
+
+/// Many teacher-student runs on the device (lib/moelab/moe/detail/ensemble_driver.hpp's
+/// DenseEnsembleCore with the CUDA executor): runs of one shape stacked, every expert evaluated and
+/// gated, each layer product of all runs of a class one cublasGemmBatchedEx; one step recorded as a
+/// CUDA graph on its first call and replayed (no host synchronisation between evaluations).
+/// Parameters in the packed layout (ensemble_hd.hpp). S = float or double.
+template <class S>
+class EnsembleDevice {
+ public:
+  EnsembleDevice(const std::vector<moe::hd::EnsembleGroup>& groups, const std::vector<moe::hd::EnsembleRun<S>>& runs, std::int64_t batch,
+                 std::int64_t steps, bool tf32);
+  ~EnsembleDevice();
+  EnsembleDevice(const EnsembleDevice&) = delete;
+  EnsembleDevice& operator=(const EnsembleDevice&) = delete;
+
+  void upload_teacher(int group, const S* packed);
+  void upload_student(int run, const S* packed, const S* m, const S* v);  // m, v may be null (zero)
+  void download_student(int run, S* packed, S* m, S* v);                  // any pointer may be null
+  /// Runs steps `from` .. `to` - 1 of every run (the first call records the step's graph); returns
+  /// when they are queued. `from` must be the step the device is at (set_step for a restored run).
+  void run_steps(std::int64_t from, std::int64_t to);
+  void set_step(std::int64_t step);
+  /// Losses of run r, steps first .. first + count - 1 (synchronises).
+  void download_losses(int run, double* host, std::int64_t first, std::int64_t count);
+  /// Test MSE per entry of every run / E||teacher||^2 of every group on `test_size` inputs (synchronises).
+  std::vector<double> test_mse(std::int64_t test_size);
+  std::vector<double> teacher_energy(std::int64_t test_size);
   void synchronize();
 
   struct State;

@@ -18,6 +18,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -30,6 +31,8 @@
 #if MOELAB_HAVE_CUDA
 #include "kernels/moe_layer.cuh"
 #include "moelab/moe/detail/moe_layer_host.hpp"
+#include "moelab/moe/ensemble_cuda.hpp"
+#include "moelab/moe/granularity_experiment.hpp"
 #include "moelab/moe/teacher_student_cuda.hpp"
 
 using namespace moelab;
@@ -168,6 +171,123 @@ TEST_CASE("device training follows the CPU trainer's loss curve (granularity Fig
     REQUIRE(worst <= 1e-2);
     REQUIRE(std::abs(dev.test_nmse() - cpu.test_nmse()) <= 0.05 * cpu.test_nmse());
     REQUIRE(cpu.test_nmse() < init / 5);
+  }
+}
+namespace {
+
+/// Ensemble runs of several student shapes, two teachers and two learning rates (granularity
+/// shapes: MLP experts, softmax over the selected logits; one with router bias, one with expert
+/// biases, one with equal weights), d = 32, batch 256.
+std::vector<TrainConfig> ensemble_runs(std::int64_t steps) {
+  const auto shape = [](int m, int k, int w) {
+    MoeShape s;
+    s.m = m, s.k = k, s.w = w, s.d = s.d_out = 32;
+    return s;
+  };
+  std::vector<MoeShape> students = {shape(8, 4, 10), shape(4, 2, 20), shape(16, 8, 5), shape(6, 3, 12)};
+  students[1].router_bias = true;
+  students[2].expert_bias = true;
+  students[3].weighting = Weighting::equal;
+  std::vector<TrainConfig> out;
+  std::uint64_t seed = 500;
+  for (std::size_t i = 0; i < students.size(); ++i)
+    for (double lr : {1e-2, 1e-3}) {
+      TrainConfig c;
+      c.teacher = i % 2 == 0 ? shape(16, 8, 4) : shape(8, 4, 8);
+      c.student = students[i];
+      c.teacher_seed = 41 + i % 2, c.data_seed = 51 + i % 2, c.student_seed = ++seed;
+      c.steps = steps, c.batch = 256, c.test_size = 3000;
+      c.opt.lr = lr;
+      out.push_back(c);
+    }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("device ensemble trains every run as the CPU trainer trains it alone", "[gpu][moe][ensemble]") {
+  // The dense, batched, graph-replayed device ensemble (ensemble_cuda.hpp) against TeacherStudent run
+  // by run. Tolerances as the single-run device trainer's above: double 1e-8 over the curve and the
+  // final test error (rounding amplified through AdamW), float32 1e-5 on step 0 (identical inputs
+  // and parameters: only summation order), 1e-2 over the curve and 5% on the final test error.
+  const std::int64_t steps = 150;
+  const auto cfgs = ensemble_runs(steps);
+  SECTION("float64") {
+    EnsembleCuda<double> ens(cfgs);
+    ens.train_until(steps);
+    const std::vector<double> nmse = ens.test_nmse();
+    for (std::size_t r = 0; r < cfgs.size(); ++r) {
+      TeacherStudent<double> cpu(cfgs[r]);
+      cpu.train_until(steps);
+      double worst = 0.0;
+      for (std::size_t k = 0; k < static_cast<std::size_t>(steps); ++k)
+        worst = std::max(worst, std::abs(ens.losses(r)[k] - cpu.losses()[k]) / cpu.losses()[k]);
+      CAPTURE(r, worst, nmse[r], cpu.test_nmse());
+      REQUIRE(worst <= 1e-8);
+      REQUIRE(std::abs(nmse[r] - cpu.test_nmse()) <= 1e-8 * cpu.test_nmse());
+      REQUIRE(rel(ens.student_params(r), cpu.student().params()) <= 1e-8);
+    }
+  }
+  SECTION("float32, TF32 off") {
+    EnsembleCuda<float> ens(cfgs);
+    const std::vector<double> init = ens.test_nmse();
+    ens.train_until(steps);
+    const std::vector<double> nmse = ens.test_nmse();
+    for (std::size_t r = 0; r < cfgs.size(); ++r) {
+      TeacherStudent<float> cpu(cfgs[r]);
+      REQUIRE(std::abs(init[r] - cpu.test_nmse()) <= 1e-5 * cpu.test_nmse());
+      cpu.train_until(steps);
+      REQUIRE(std::abs(ens.losses(r)[0] - cpu.losses()[0]) <= 1e-5 * cpu.losses()[0]);
+      double worst = 0.0;
+      for (std::size_t k = 0; k < static_cast<std::size_t>(steps); ++k)
+        worst = std::max(worst, std::abs(ens.losses(r)[k] - cpu.losses()[k]) / cpu.losses()[k]);
+      CAPTURE(r, worst, init[r], nmse[r], cpu.test_nmse());
+      REQUIRE(worst <= 1e-2);
+      REQUIRE(std::abs(nmse[r] - cpu.test_nmse()) <= 0.05 * cpu.test_nmse());
+    }
+  }
+}
+
+TEST_CASE("device ensemble: the recorded step replays to the same bytes in any number of calls", "[gpu][moe][ensemble]") {
+  // One call of 60 steps against three of 20 (the graph is recorded once and replayed; the step number
+  // lives on the device): the same bytes, since cuBLAS on one stream with a fixed workspace is
+  // deterministic. And a run alone against the same run in the ensemble: float rounding only (cuBLAS
+  // may choose another kernel for another batch count).
+  const auto cfgs = ensemble_runs(60);
+  EnsembleCuda<float> once(cfgs), pieces(cfgs);
+  once.train_until(60);
+  for (std::int64_t s : {20, 40, 60}) pieces.train_until(s);
+  for (std::size_t r = 0; r < cfgs.size(); ++r) {
+    CHECK(std::memcmp(once.losses(r).data(), pieces.losses(r).data(), 60 * sizeof(double)) == 0);
+    const auto a = once.student_params(r), b = pieces.student_params(r);
+    CHECK(std::memcmp(a.data(), b.data(), sizeof(float) * static_cast<std::size_t>(a.size())) == 0);
+  }
+  EnsembleCuda<float> alone(std::vector<TrainConfig>{cfgs[2]});
+  alone.train_until(60);
+  CHECK(std::abs(alone.losses(0)[0] - once.losses(2)[0]) <= 1e-5 * once.losses(2)[0]);
+  CHECK(std::abs(alone.losses(0)[59] - once.losses(2)[59]) <= 1e-2 * once.losses(2)[59]);
+}
+
+TEST_CASE("device ensemble at the paper's Fig. 2 size: step 0 equals the CPU's", "[gpu][moe][ensemble]") {
+  // Teacher 16e8a (kw = 256), students 8e4a and 32e16a (k'w' = 320), d = 256, batch 2048: the first
+  // loss of each run (identical inputs, teacher and student) to float32 summation order.
+  std::vector<TrainConfig> cfgs;
+  for (int sk : {4, 16}) {
+    TrainConfig c;
+    c.teacher = granularity_shape(16, 8, 256, 256, false);
+    c.student = granularity_shape(2 * sk, sk, 320, 256, false);
+    c.teacher_seed = 7, c.data_seed = 8, c.student_seed = 9 + sk;
+    c.steps = 3, c.batch = 2048, c.test_size = 4096;
+    c.opt.lr = 1e-3;
+    cfgs.push_back(c);
+  }
+  EnsembleCuda<float> ens(cfgs);
+  ens.train_until(3);
+  for (std::size_t r = 0; r < cfgs.size(); ++r) {
+    TeacherStudent<float> cpu(cfgs[r]);
+    cpu.train_until(1);
+    CAPTURE(r, ens.losses(r)[0], cpu.losses()[0]);
+    REQUIRE(std::abs(ens.losses(r)[0] - cpu.losses()[0]) <= 1e-5 * cpu.losses()[0]);
   }
 }
 #endif

@@ -1,15 +1,20 @@
 #include "moelab/moe/granularity_experiment.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <tuple>
 #include <cmath>
 #include <limits>
 #include <mutex>
 #include <numeric>
 
 #include "moelab/core/error.hpp"
+#include "moelab/core/interrupt.hpp"
 #include "moelab/core/parallel.hpp"
 #include "moelab/moe/ensemble.hpp"
-#include "moelab/moe/teacher_student_cuda.hpp"
+#include "moelab/moe/ensemble_cuda.hpp"
 
 namespace moelab::moe {
 
@@ -53,17 +58,49 @@ struct BestOf {
   }
 };
 
+/// Jobs on the device, as few ensembles as possible (moe/ensemble_cuda.hpp): every learning rate of
+/// every job one run, runs of one (d, batch, steps, test size) in one ensemble. `done(j)` per job when
+/// its ensemble has finished. Progress on stderr about every 5% of the steps of a long ensemble.
 template <class S>
-GranularityRun run_cuda(const GranularitySpec& spec, const RngKey& key, std::int64_t trial) {
-  BestOf best;
-  for (double lr : spec.learning_rates) {
-    const TrainConfig cfg = job_config(spec, key, trial, lr);
-    TeacherStudentCuda<S> ts(cfg);  // the device trainer (experimental; W4)
-    const double init = ts.test_nmse();
-    ts.train_until(cfg.steps);
-    best.add(lr, init, ts.test_nmse(), ts.losses().back());
+void run_cuda_jobs(std::span<const GranularityJob> jobs, const std::vector<std::size_t>& which, std::vector<GranularityRun>& out,
+                   const std::function<void(std::size_t, const GranularityRun&)>& done) {
+  std::map<std::tuple<int, std::int64_t, std::int64_t, std::int64_t>, std::vector<std::size_t>> sets;
+  for (std::size_t j : which) {
+    const GranularitySpec& sp = *jobs[j].spec;
+    MOELAB_EXPECT(!sp.learning_rates.empty(), "run_granularity_trial: no learning rate");
+    sets[{sp.teacher.d, sp.batch, sp.steps(), sp.test_size}].push_back(j);
   }
-  return best.best;
+  for (const auto& [key, js] : sets) {
+    std::vector<TrainConfig> cfgs;
+    for (std::size_t j : js)
+      for (double lr : jobs[j].spec->learning_rates) cfgs.push_back(job_config(*jobs[j].spec, jobs[j].key, jobs[j].trial, lr));
+    EnsembleCuda<S> ens(cfgs);
+    const std::vector<double> init = ens.test_nmse();
+    const std::int64_t steps = ens.steps(), chunk = std::max<std::int64_t>(1, steps / 20);
+    const double flops = static_cast<double>(steps) * [&] {
+      double f = 0.0;
+      for (const auto& c : cfgs) f += step_flops(c);
+      return f;
+    }();
+    const auto start = std::chrono::steady_clock::now();
+    for (std::int64_t s = 0; s < steps;) {
+      s = std::min(steps, s + chunk);
+      ens.train_until(s);
+      check_interrupted();
+      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (steps >= 1000)
+        std::fprintf(stderr, "moelab: device ensemble of %zu runs: step %lld / %lld, %.0f s, %.0f useful GFLOP/s\n", cfgs.size(),
+                     static_cast<long long>(s), static_cast<long long>(steps), secs, flops * static_cast<double>(s) / static_cast<double>(steps) / secs / 1e9);
+    }
+    const std::vector<double> fin = ens.test_nmse();
+    std::size_t r = 0;
+    for (std::size_t j : js) {
+      BestOf best;
+      for (double lr : jobs[j].spec->learning_rates) best.add(lr, init[r], fin[r], ens.losses(r).back()), ++r;
+      out[j] = best.best;
+      done(j, out[j]);
+    }
+  }
 }
 
 /// One job on the CPU: its learning rates as one data group (moe/ensemble.hpp), stepped together.
@@ -87,7 +124,15 @@ GranularityRun run_group(const GranularitySpec& spec, const RngKey& key, std::in
 GranularityRun run_job(const GranularitySpec& spec, const RngKey& key, std::int64_t trial) {
   MOELAB_EXPECT(!spec.learning_rates.empty(), "run_granularity_trial: no learning rate");
   const bool f32 = spec.precision == Precision::float32;
-  if (spec.backend == Backend::cuda) return f32 ? run_cuda<float>(spec, key, trial) : run_cuda<double>(spec, key, trial);
+  if (spec.backend == Backend::cuda) {
+    const GranularityJob job{&spec, key, trial};
+    std::vector<GranularityRun> out(1);
+    const std::vector<std::size_t> which{0};
+    const auto keep = [](std::size_t, const GranularityRun&) {};
+    if (f32) run_cuda_jobs<float>(std::span<const GranularityJob>(&job, 1), which, out, keep);
+    else run_cuda_jobs<double>(std::span<const GranularityJob>(&job, 1), which, out, keep);
+    return out[0];
+  }
   return f32 ? run_group<float>(spec, key, trial) : run_group<double>(spec, key, trial);
 }
 
@@ -148,10 +193,12 @@ std::vector<GranularityRun> run_granularity_ensemble(std::span<const Granularity
     parallel_for(cpu.size(), body);
   else
     for (std::size_t i = 0; i < cpu.size(); ++i) body(i);
-  for (std::size_t j : cuda) {
-    out[j] = run_job(*jobs[j].spec, jobs[j].key, jobs[j].trial);
-    done(j, out[j]);
-  }
+  // The device jobs as ensembles, one per precision (and per d, batch, steps and test size).
+  std::vector<std::size_t> f32, f64;
+  for (std::size_t j : cuda) (jobs[j].spec->precision == Precision::float32 ? f32 : f64).push_back(j);
+  const auto done_locked = [&](std::size_t j, const GranularityRun& r) { done(j, r); };
+  if (!f32.empty()) run_cuda_jobs<float>(jobs, f32, out, done_locked);
+  if (!f64.empty()) run_cuda_jobs<double>(jobs, f64, out, done_locked);
   return out;
 }
 

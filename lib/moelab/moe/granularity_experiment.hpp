@@ -25,7 +25,7 @@ struct GranularitySpec {
   std::int64_t test_size = 8192;
   double weight_decay = 0.0;
   Precision precision = Precision::float32;
-  /// cuda: each run on the device trainer (teacher_student_cuda.hpp; experimental, online only).
+  /// cuda: the runs on the device ensemble (ensemble_cuda.hpp; experimental, online only, MLP experts).
   Backend backend = Backend::cpu;
   std::int64_t steps() const { return (samples + batch - 1) / batch; }
 };
@@ -52,7 +52,8 @@ struct GranularityJob {
 /// (moe/ensemble.hpp): each job is a data group (its learning rates share the teacher, the test set
 /// and every batch), the groups run in parallel, largest first. `done(j, run)` is called once per job
 /// as it completes, one call at a time (under a lock, on any thread); an exception it throws ends the
-/// ensemble. Jobs whose spec names the cuda backend run one after another on the device trainer.
+/// ensemble. Jobs whose spec names the cuda backend run as device ensembles (moe/ensemble_cuda.hpp:
+/// every learning rate of every job one run; one ensemble per precision, d, batch, steps and test size).
 std::vector<GranularityRun> run_granularity_ensemble(std::span<const GranularityJob> jobs,
                                                      const std::function<void(std::size_t, const GranularityRun&)>& done);
 

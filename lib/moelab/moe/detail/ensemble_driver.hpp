@@ -35,18 +35,23 @@
 
 namespace moelab::moe::hd {
 
-/// A data group: one teacher and one data seed (its runs share every batch and the test set).
-struct EnsembleGroup {
-  LayerDims teacher;
-  std::uint64_t data_seed = 0;
-};
-/// A run: its student, its data group, and its optimiser's scalars of steps 0 .. steps - 1.
+/// Bytes DenseEnsembleCore allocates for these runs (what a device must have free; pointer arrays
+/// and the executor's own workspace not included).
 template <class S>
-struct EnsembleRun {
-  LayerDims student;
-  int group = 0;
-  std::vector<AdamWScalars<S>> adamw;
-};
+double dense_ensemble_bytes(const std::vector<EnsembleGroup>& groups, const std::vector<EnsembleRun<S>>& runs, std::int64_t batch,
+                            std::int64_t steps) {
+  const double n = static_cast<double>(batch), z = sizeof(S);
+  const auto layer = [&](const LayerDims& L, bool student) {
+    const double T = static_cast<double>(packed_dims(L).total), mw = static_cast<double>(L.m) * L.w;
+    double b = z * T + 2.0 * z * L.m * n + (z + 4.0) * n * L.k + 2.0 * z * mw * n + z * L.d_out * n;  // theta, logits, G, slots, H, Hs, Y
+    if (student) b += 3.0 * z * T + z * L.m * n + z * n * L.k + z * mw * n + z * L.d_out * n + 6.0 * z * static_cast<double>(steps) + 8.0 * steps;
+    return b;  // + grad, m, v, dlogits, dg, dHs, dY, AdamW table, losses
+  };
+  double total = 0.0;
+  for (const EnsembleGroup& g : groups) total += layer(g.teacher, false) + z * g.teacher.d * n;
+  for (const EnsembleRun<S>& r : runs) total += layer(r.student, true) + 8.0 * n;
+  return total;
+}
 
 template <class S, class Exec>
 class DenseEnsembleCore {

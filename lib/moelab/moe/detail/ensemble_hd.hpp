@@ -26,10 +26,25 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "moelab/moe/detail/moe_layer_hd.hpp"
 
 namespace moelab::moe::hd {
+
+/// A data group: one teacher and one data seed (its runs share every batch and the test set).
+struct EnsembleGroup {
+  LayerDims teacher;
+  std::uint64_t data_seed = 0;
+};
+/// A run: its student, its data group, and its optimiser's scalars of steps 0 .. steps - 1.
+template <class S>
+struct EnsembleRun {
+  LayerDims student;
+  int group = 0;
+  std::vector<AdamWScalars<S>> adamw;
+};
+
 
 /// Offsets of the packed layout of one MLP layer (see above).
 struct PackedDims {
