@@ -1,6 +1,12 @@
 #include "moelab/moe/ensemble_cuda.hpp"
 
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
+
+#include "moelab/core/csv.hpp"
+#include "moelab/core/distributed.hpp"
 
 #include "moelab/core/backend.hpp"
 #include "moelab/core/error.hpp"
@@ -19,6 +25,24 @@ class EnsembleDevice {};
 namespace moelab::moe {
 
 std::string ensemble_cuda_refusal(const std::vector<TrainConfig>& runs) { return dense_plan_refusal(runs); }
+
+namespace {
+
+constexpr char kStateMagic[16] = {'m', 'o', 'e', 'l', 'a', 'b', '-', 'e', 'n', 's', 'e', 'm', 'b', 'l', 'e', '\0'};
+constexpr std::uint32_t kStateVersion = 1;
+
+template <class T>
+void put(std::string& out, const T& v) {
+  out.append(reinterpret_cast<const char*>(&v), sizeof(v));
+}
+
+std::uint64_t ensemble_fingerprint(const std::vector<TrainConfig>& runs, int scalar_bytes) {
+  std::uint64_t h = fnv1a64("ensemble");
+  for (const TrainConfig& c : runs) h = fnv1a64(c.canonical(scalar_bytes) + "\n", h);
+  return h;
+}
+
+}  // namespace
 
 template <class S>
 EnsembleCuda<S>::~EnsembleCuda() = default;
@@ -73,6 +97,72 @@ typename EnsembleCuda<S>::Vec EnsembleCuda<S>::student_params(std::size_t r) con
   return p;
 }
 
+template <class S>
+void EnsembleCuda<S>::save(const std::string& path) const {
+  std::string out(kStateMagic, sizeof(kStateMagic));
+  put(out, kStateVersion);
+  put(out, static_cast<std::uint32_t>(sizeof(S)));
+  put(out, ensemble_fingerprint(runs_, static_cast<int>(sizeof(S))));
+  put(out, step_);
+  put(out, static_cast<std::int64_t>(runs_.size()));
+  for (std::size_t r = 0; r < runs_.size(); ++r) {
+    const std::int64_t P = layer_dims(runs_[r].student).total;
+    std::vector<S> buf(static_cast<std::size_t>(3 * P));
+    dev_->download_student(static_cast<int>(r), buf.data(), buf.data() + P, buf.data() + 2 * P);
+    put(out, P);
+    out.append(reinterpret_cast<const char*>(buf.data()), sizeof(S) * buf.size());
+    out.append(reinterpret_cast<const char*>(losses_[r].data()), sizeof(double) * static_cast<std::size_t>(step_));
+  }
+  write_file_atomic(path, out);
+}
+
+template <class S>
+bool EnsembleCuda<S>::load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::size_t pos = 0;
+  const auto fail = [&](const std::string& key, const std::string& why) { throw InputError(path, 0, key, why); };
+  const auto get = [&](void* v, std::size_t bytes, const char* key) {
+    if (pos + bytes > data.size()) fail(key, "file ends early (truncated ensemble state)");
+    std::memcpy(v, data.data() + pos, bytes);
+    pos += bytes;
+  };
+  if (data.size() < sizeof(kStateMagic) || std::memcmp(data.data(), kStateMagic, sizeof(kStateMagic)) != 0) fail("magic", "not a moelab ensemble state");
+  pos = sizeof(kStateMagic);
+  std::uint32_t version = 0, scalar = 0;
+  std::uint64_t fingerprint = 0;
+  std::int64_t step = 0, count = 0;
+  get(&version, sizeof(version), "version");
+  if (version != kStateVersion) fail("version", "written by another moelab version");
+  get(&scalar, sizeof(scalar), "scalar");
+  get(&fingerprint, sizeof(fingerprint), "fingerprint");
+  if (scalar != sizeof(S) || fingerprint != ensemble_fingerprint(runs_, static_cast<int>(sizeof(S)))) return false;  // another ensemble's
+  get(&step, sizeof(step), "step");
+  get(&count, sizeof(count), "runs");
+  if (step < 0 || step > steps_ || count != static_cast<std::int64_t>(runs_.size())) fail("step", "inconsistent with its fingerprint");
+  std::vector<std::vector<S>> state(runs_.size());
+  std::vector<std::vector<double>> losses(runs_.size());
+  for (std::size_t r = 0; r < runs_.size(); ++r) {
+    std::int64_t P = 0;
+    get(&P, sizeof(P), "parameters");
+    if (P != layer_dims(runs_[r].student).total) fail("parameters", "parameter count differs from the run's");
+    state[r].resize(static_cast<std::size_t>(3 * P));
+    get(state[r].data(), sizeof(S) * state[r].size(), "parameters");
+    losses[r].resize(static_cast<std::size_t>(step));
+    get(losses[r].data(), sizeof(double) * losses[r].size(), "losses");
+  }
+  if (pos != data.size()) fail("size", "trailing bytes after the last run");
+  for (std::size_t r = 0; r < runs_.size(); ++r) {
+    const std::size_t P = state[r].size() / 3;
+    dev_->upload_student(static_cast<int>(r), state[r].data(), state[r].data() + P, state[r].data() + 2 * P);
+  }
+  dev_->set_step(step);
+  step_ = step;
+  losses_ = std::move(losses);
+  return true;
+}
+
 #else  // built without CUDA: the type exists, constructing it is an error
 
 template <class S>
@@ -85,6 +175,10 @@ template <class S>
 std::vector<double> EnsembleCuda<S>::test_nmse() { return {}; }
 template <class S>
 typename EnsembleCuda<S>::Vec EnsembleCuda<S>::student_params(std::size_t) const { return {}; }
+template <class S>
+void EnsembleCuda<S>::save(const std::string&) const {}
+template <class S>
+bool EnsembleCuda<S>::load(const std::string&) { return false; }
 
 #endif
 

@@ -56,8 +56,16 @@ class EnsembleCuda {
   const std::vector<double>& losses(std::size_t r) const { return losses_[r]; }
   /// Normalised test MSE of every run now (test MSE x d_out / E||teacher(x)||^2, teacher_student.cpp's).
   std::vector<double> test_nmse();
-  /// Run r's student parameters (ParamLayout order) and AdamW moments.
+  /// Run r's student parameters (ParamLayout order).
   Vec student_params(std::size_t r) const;
+
+  /// The state of every run (step, packed parameters, AdamW moments, losses) written atomically to
+  /// `path`, under a fingerprint of every run's configuration and the scalar type.
+  void save(const std::string& path) const;
+  /// Restores a state written by save() for the same runs; false (nothing changed) when `path` does
+  /// not exist or holds another ensemble's state; InputError naming the file when it is damaged.
+  /// Training continues from the restored step with the bytes an uninterrupted run computes.
+  bool load(const std::string& path);
 
  private:
   std::vector<TrainConfig> runs_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <string>
 #include <map>
 #include <tuple>
 #include <cmath>
@@ -61,21 +62,28 @@ struct BestOf {
 /// Jobs on the device, as few ensembles as possible (moe/ensemble_cuda.hpp): every learning rate of
 /// every job one run, runs of one (d, batch, steps, test size) in one ensemble. `done(j)` per job when
 /// its ensemble has finished. Progress on stderr about every 5% of the steps of a long ensemble.
+/// With a state path, each ensemble's state is saved there about once a minute and on an interrupt,
+/// and restored by a later call with the same runs (a resumed run continues with the same bytes).
 template <class S>
 void run_cuda_jobs(std::span<const GranularityJob> jobs, const std::vector<std::size_t>& which, std::vector<GranularityRun>& out,
-                   const std::function<void(std::size_t, const GranularityRun&)>& done) {
+                   const std::function<void(std::size_t, const GranularityRun&)>& done, const std::string& state_path) {
   std::map<std::tuple<int, std::int64_t, std::int64_t, std::int64_t>, std::vector<std::size_t>> sets;
   for (std::size_t j : which) {
     const GranularitySpec& sp = *jobs[j].spec;
     MOELAB_EXPECT(!sp.learning_rates.empty(), "run_granularity_trial: no learning rate");
     sets[{sp.teacher.d, sp.batch, sp.steps(), sp.test_size}].push_back(j);
   }
+  int set_index = 0;
   for (const auto& [key, js] : sets) {
+    const std::string state = state_path.empty() ? std::string() : state_path + std::to_string(set_index++);
     std::vector<TrainConfig> cfgs;
     for (std::size_t j : js)
       for (double lr : jobs[j].spec->learning_rates) cfgs.push_back(job_config(*jobs[j].spec, jobs[j].key, jobs[j].trial, lr));
     EnsembleCuda<S> ens(cfgs);
-    const std::vector<double> init = ens.test_nmse();
+    const std::vector<double> init = ens.test_nmse();  // of the initial students (before any restore)
+    if (!state.empty() && ens.load(state))
+      std::fprintf(stderr, "moelab: device ensemble of %zu runs: resumed at step %lld from '%s'\n", cfgs.size(), static_cast<long long>(ens.step()),
+                   state.c_str());
     const std::int64_t steps = ens.steps(), chunk = std::max<std::int64_t>(1, steps / 20);
     const double flops = static_cast<double>(steps) * [&] {
       double f = 0.0;
@@ -83,16 +91,26 @@ void run_cuda_jobs(std::span<const GranularityJob> jobs, const std::vector<std::
       return f;
     }();
     const auto start = std::chrono::steady_clock::now();
-    for (std::int64_t s = 0; s < steps;) {
+    auto saved = start;
+    const std::int64_t first = ens.step();
+    for (std::int64_t s = first; s < steps;) {
       s = std::min(steps, s + chunk);
-      ens.train_until(s);
-      check_interrupted();
-      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      try {
+        ens.train_until(s);
+        check_interrupted();
+      } catch (const Interrupted&) {
+        if (!state.empty()) ens.save(state);  // the steps done so far are kept for --resume
+        throw;
+      }
+      const auto now = std::chrono::steady_clock::now();
+      if (!state.empty() && s < steps && now - saved > std::chrono::seconds(60)) ens.save(state), saved = now;
+      const double secs = std::chrono::duration<double>(now - start).count();
       if (steps >= 1000)
         std::fprintf(stderr, "moelab: device ensemble of %zu runs: step %lld / %lld, %.0f s, %.0f useful GFLOP/s\n", cfgs.size(),
-                     static_cast<long long>(s), static_cast<long long>(steps), secs, flops * static_cast<double>(s) / static_cast<double>(steps) / secs / 1e9);
+                     static_cast<long long>(s), static_cast<long long>(steps), secs, flops * static_cast<double>(s - first) / static_cast<double>(steps) / secs / 1e9);
     }
     const std::vector<double> fin = ens.test_nmse();
+    if (!state.empty()) std::remove(state.c_str());  // its points are journaled below
     std::size_t r = 0;
     for (std::size_t j : js) {
       BestOf best;
@@ -129,8 +147,8 @@ GranularityRun run_job(const GranularitySpec& spec, const RngKey& key, std::int6
     std::vector<GranularityRun> out(1);
     const std::vector<std::size_t> which{0};
     const auto keep = [](std::size_t, const GranularityRun&) {};
-    if (f32) run_cuda_jobs<float>(std::span<const GranularityJob>(&job, 1), which, out, keep);
-    else run_cuda_jobs<double>(std::span<const GranularityJob>(&job, 1), which, out, keep);
+    if (f32) run_cuda_jobs<float>(std::span<const GranularityJob>(&job, 1), which, out, keep, "");
+    else run_cuda_jobs<double>(std::span<const GranularityJob>(&job, 1), which, out, keep, "");
     return out[0];
   }
   return f32 ? run_group<float>(spec, key, trial) : run_group<double>(spec, key, trial);
@@ -174,7 +192,8 @@ double granularity_job_bytes(const GranularitySpec& sp) {
 }
 
 std::vector<GranularityRun> run_granularity_ensemble(std::span<const GranularityJob> jobs,
-                                                     const std::function<void(std::size_t, const GranularityRun&)>& done) {
+                                                     const std::function<void(std::size_t, const GranularityRun&)>& done,
+                                                     const std::string& state_path) {
   std::vector<GranularityRun> out(jobs.size());
   std::vector<std::size_t> cpu, cuda;
   for (std::size_t j = 0; j < jobs.size(); ++j) (jobs[j].spec->backend == Backend::cuda ? cuda : cpu).push_back(j);
@@ -197,8 +216,8 @@ std::vector<GranularityRun> run_granularity_ensemble(std::span<const Granularity
   std::vector<std::size_t> f32, f64;
   for (std::size_t j : cuda) (jobs[j].spec->precision == Precision::float32 ? f32 : f64).push_back(j);
   const auto done_locked = [&](std::size_t j, const GranularityRun& r) { done(j, r); };
-  if (!f32.empty()) run_cuda_jobs<float>(jobs, f32, out, done_locked);
-  if (!f64.empty()) run_cuda_jobs<double>(jobs, f64, out, done_locked);
+  if (!f32.empty()) run_cuda_jobs<float>(jobs, f32, out, done_locked, state_path.empty() ? state_path : state_path + ".f32.");
+  if (!f64.empty()) run_cuda_jobs<double>(jobs, f64, out, done_locked, state_path.empty() ? state_path : state_path + ".f64.");
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "moelab/core/backend.hpp"
@@ -54,8 +55,10 @@ struct GranularityJob {
 /// as it completes, one call at a time (under a lock, on any thread); an exception it throws ends the
 /// ensemble. Jobs whose spec names the cuda backend run as device ensembles (moe/ensemble_cuda.hpp:
 /// every learning rate of every job one run; one ensemble per precision, d, batch, steps and test size).
+/// `state_path` (RunContext::state_path): where the device ensembles keep their mid-run state.
 std::vector<GranularityRun> run_granularity_ensemble(std::span<const GranularityJob> jobs,
-                                                     const std::function<void(std::size_t, const GranularityRun&)>& done);
+                                                     const std::function<void(std::size_t, const GranularityRun&)>& done,
+                                                     const std::string& state_path = "");
 
 /// Bytes one running job holds (teacher, test set, every learning rate's student with its gradient,
 /// AdamW moments and step workspace, loss histories), and its flops; for the cost models.

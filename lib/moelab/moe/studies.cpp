@@ -175,7 +175,7 @@ StudyDef teacher_student_study() {
         done(p, rows.take());
       }
       ctx[p].advance();
-    });
+    }, ctx.empty() ? std::string() : ctx.front().state_path);
   };
   // At most one trial per thread runs at a time (run_granularity_ensemble), whichever points they
   // belong to: the peak is threads x the largest trial's working set (granularity_job_bytes: teacher,

@@ -411,6 +411,8 @@ CsvTable run_scenario(const StudyDef& study, const Scenario& sc, const McBudget&
     for (std::size_t i : mine) {
       batch.push_back(&prepared[i]);
       contexts.push_back(RunContext{point_key(budget.seed, study.name, points[i]), trials, *backend, &progress});
+      if (!options.journal.empty())
+        contexts.back().state_path = options.journal + (comm.size() > 1 ? fmt::format(".rank{}", comm.rank()) : std::string()) + ".state";
     }
     std::vector<std::pair<std::size_t, std::string>> posts;
     try {

@@ -186,6 +186,10 @@ struct RunContext {
   std::int64_t trials = 0;    // the budget, in the study's trial unit
   Backend backend = Backend::cpu;
   Progress* progress = nullptr;  // advance(1) per trial for `evaluate` studies that loop themselves
+  /// run_points only: a file prefix where the study may keep mid-run state between its points'
+  /// completions (the device ensemble's checkpoint), next to the run's journal; restored by a later
+  /// run when its fingerprint matches, removed when the points are done. Empty: no journal, no state.
+  std::string state_path;
   /// Records finished units; throws Interrupted once SIGINT/SIGTERM was received (a study's own
   /// loop stops within one unit of a Ctrl-C).
   void advance(std::size_t units = 1) const {
