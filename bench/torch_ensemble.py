@@ -3,7 +3,7 @@
 on one device as a careful user would write it: the runs of one shape (m, k, w) stacked (parameters
 [runs, m, ...]), every expert of every run evaluated on every input with torch.matmul over (run, expert),
 gated by the top-k softmax weights (zero for the unselected experts: the "all experts" form, which
-for m = 2k does at most twice the active-expert work and needs no gather), routing = the k largest
+for m = 2k does twice the active-expert work and needs no gather; see moe_forward), routing = the k largest
 router logits (ties towards the lower index: a stable sort), softmax over those k logits, ReLU experts
 without biases, MSE averaged over all entries, torch.optim.AdamW (one optimizer per learning rate)
 with moelab's cosine schedule (adamw.hpp: lr_t = lr (f + (1 - f)(1 + cos(pi min(1, t / T))) / 2),
@@ -50,23 +50,30 @@ def read_manifest(path):
 
 
 def load_model(path, m, w, d, d_out):
-    """A dump file: router [m, d], then per expert fc1.weight [w, d], fc2.weight [d_out, w] (row-major)."""
+    """A dump file: router [m, d], then per expert fc1.weight [w, d], fc2.weight [d_out, w] (row-major);
+    returns router [m, d], fc1 weights [m, w, d] and the fc2 weights transposed [m, w, d_out]."""
     a = np.fromfile(path, dtype="<f4")
     e = w * d + d_out * w
     assert a.size == m * d + m * e, f"{path}: {a.size} floats, expected {m * d + m * e}"
     router = a[:m * d].reshape(m, d)
     ex = a[m * d:].reshape(m, e)
-    return router, ex[:, :w * d].reshape(m, w, d), ex[:, w * d:].reshape(m, d_out, w)
+    return router, ex[:, :w * d].reshape(m, w, d), ex[:, w * d:].reshape(m, d_out, w).transpose(0, 2, 1)  # fc2.weight^T
 
 
-def moe_forward(x, router, w1, w2, k):
-    """x [R, n, d]; router [R, m, d], w1 [R, m, w, d], w2 [R, m, d_out, w] -> [R, n, d_out]."""
+def moe_forward(x, router, w1, w2t, k):
+    """x [R, n, d]; router [R, m, d], w1 [R, m, w, d] (fc1.weight), w2t [R, m, w, d_out] (fc2.weight
+    transposed) -> sum_j g_j E_j(x) [R, n, d_out]. Every expert on every input, as two batched GEMMs
+    per run: the experts' first layers side by side (x W1^T: R x n x m w), then the hidden units of
+    expert j scaled by g_j (zero unless j is among the k selected) through the stacked second layers
+    (g_j W2_j h_j = W2_j (g_j h_j))."""
+    R, n, _ = x.shape
+    m, w = w1.shape[1], w1.shape[2]
     logits = torch.bmm(x, router.transpose(1, 2))                     # R x n x m
     top, idx = torch.sort(logits, dim=2, descending=True, stable=True)
     gates = torch.zeros_like(logits).scatter(2, idx[..., :k], torch.softmax(top[..., :k], dim=2))
-    h = torch.relu(torch.matmul(x.unsqueeze(1), w1.transpose(2, 3)))  # R x m x n x w
-    out = torch.matmul(h, w2.transpose(2, 3))                         # R x m x n x d_out
-    return torch.einsum("rnm,rmnd->rnd", gates, out)
+    h = torch.relu(torch.bmm(x, w1.reshape(R, m * w, -1).transpose(1, 2)))   # R x n x m w
+    h = (h.view(R, n, m, w) * gates.unsqueeze(3)).view(R, n, m * w)
+    return torch.bmm(h, w2t.reshape(R, m * w, -1))
 
 
 class Stack:
@@ -169,8 +176,8 @@ class TorchEnsemble:
         for s in self.students:
             n = len(s.groups)
             if i < n:
-                router, w1, w2 = (p[i].detach().cpu().numpy() for p in s.params())
-                return np.concatenate([router.ravel()] + [np.concatenate([w1[j].ravel(), w2[j].ravel()]) for j in range(w1.shape[0])])
+                router, w1, w2t = (p[i].detach().cpu().numpy() for p in s.params())
+                return np.concatenate([router.ravel()] + [np.concatenate([w1[j].ravel(), w2t[j].T.ravel()]) for j in range(w1.shape[0])])
             i -= n
 
 
