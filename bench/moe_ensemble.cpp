@@ -140,15 +140,16 @@ std::vector<std::size_t> data_groups(const std::vector<moe::TrainConfig>& runs, 
 /// DIR/manifest.tsv (one row per run: everything torch_ensemble.py needs to rebuild the run and its
 /// AdamW + cosine schedule, adamw.hpp: lr_t = lr (f + (1 - f)(1 + cos(pi min(1, t / T))) / 2), no
 /// warmup) and every group's teacher and every run's student, initial parameters.
-void dump_initial(const std::string& dir, const std::vector<moe::TrainConfig>& runs, const std::vector<std::size_t>& group) {
+void dump_initial(const std::string& dir, const std::vector<moe::TrainConfig>& runs, const std::vector<std::size_t>& group,
+                  const std::vector<int>& trial) {
   std::ofstream m(dir + "/manifest.tsv");
-  m << "run\tgroup\tteacher_m\tteacher_k\tteacher_w\tstudent_m\tstudent_k\tstudent_w\td\td_out\tbatch\tlr\tsteps\tweight_decay\tbeta1\tbeta2"
+  m << "run\tgroup\ttrial\tteacher_m\tteacher_k\tteacher_w\tstudent_m\tstudent_k\tstudent_w\td\td_out\tbatch\tlr\tsteps\tweight_decay\tbeta1\tbeta2"
        "\teps\tcosine_steps\tfinal_lr_fraction\tlr_warmup_steps\ttest_size\trouter_bias\texpert_bias\tseed_teacher\tseed_student\tseed_data\n";
   std::vector<bool> teacher_written;
   for (std::size_t r = 0; r < runs.size(); ++r) {
     const moe::TrainConfig& c = runs[r];
-    m << fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.17g}\t{}\t{:.17g}\t{:.17g}\t{:.17g}\t{:.17g}\t{}\t{:.17g}\t0\t{}\t{}\t{}\t{}\t{}\t{}\n", r,
-                     group[r], c.teacher.m, c.teacher.k, c.teacher.w, c.student.m, c.student.k, c.student.w, c.student.d, c.student.d_out, c.batch,
+    m << fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.17g}\t{}\t{:.17g}\t{:.17g}\t{:.17g}\t{:.17g}\t{}\t{:.17g}\t0\t{}\t{}\t{}\t{}\t{}\t{}\n", r,
+                     group[r], trial[r], c.teacher.m, c.teacher.k, c.teacher.w, c.student.m, c.student.k, c.student.w, c.student.d, c.student.d_out, c.batch,
                      c.opt.lr, c.steps, c.opt.weight_decay, c.opt.beta1, c.opt.beta2, c.opt.eps, c.opt.total_steps, c.opt.final_lr_fraction,
                      c.test_size, c.student.router_bias ? 1 : 0, c.student.expert_bias ? 1 : 0, c.teacher_seed, c.student_seed, c.data_seed);
     if (teacher_written.size() <= group[r]) teacher_written.resize(group[r] + 1, false);
@@ -269,6 +270,7 @@ int main(int argc, char** argv) {
     }
     // Runs ordered group by group (pair, then seed), the learning rates inside a group.
     std::vector<moe::TrainConfig> runs;
+    std::vector<int> trial;  // the seed index of each run (manifest)
     const RngKey root = RngKey::root(1).with("bench.moe_ensemble");
     for (const Pair& p : parse_pairs(o.pairs)) {
       moe::GranularitySpec spec;
@@ -280,13 +282,13 @@ int main(int argc, char** argv) {
       spec.test_size = o.test_size;
       const RngKey key = root.with(fmt::format("pair={}:{}", p.teacher_k, p.student_k));
       for (int t = 0; t < o.seeds; ++t)
-        for (double lr : spec.learning_rates) runs.push_back(run_config(spec, key, t, lr));
+        for (double lr : spec.learning_rates) runs.push_back(run_config(spec, key, t, lr)), trial.push_back(t);
     }
     if (runs.empty()) throw std::invalid_argument("no runs (--pairs and --lrs)");
     std::size_t groups = 0;
     const std::vector<std::size_t> group = data_groups(runs, groups);
     if (!o.dump.empty()) {
-      dump_initial(o.dump, runs, group);
+      dump_initial(o.dump, runs, group, trial);
       if (o.dump_batch) dump_step0_batch(o.dump, runs, group, groups);
     }
     if (o.device == "cuda") {

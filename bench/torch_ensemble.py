@@ -38,7 +38,7 @@ import torch
 def read_manifest(path):
     with open(path) as f:
         rows = list(csv.DictReader(f, delimiter="\t"))
-    ints = ("run", "group", "teacher_m", "teacher_k", "teacher_w", "student_m", "student_k", "student_w", "d", "d_out", "batch",
+    ints = ("run", "group", "trial", "teacher_m", "teacher_k", "teacher_w", "student_m", "student_k", "student_w", "d", "d_out", "batch",
             "steps", "cosine_steps", "lr_warmup_steps", "test_size", "router_bias", "expert_bias")
     for r in rows:
         for k in r:
