@@ -12,7 +12,7 @@
 // --dump DIR writes, before training, DIR/manifest.tsv and the initial parameters of every teacher
 // and student in PyTorch's layout (write_torch_layout); after training DIR/moelab_losses.tsv and
 // DIR/moelab_final.tsv. --dump-batch adds step 0's inputs and teacher targets of every group, the
-// step-0 loss of every run and every student after its first step (torch_ensemble.py --check).
+// step-0 loss and gradient of every run and every student after its first step (torch_ensemble.py --check).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -181,8 +181,9 @@ void dump_step0_batch(const std::string& dir, const std::vector<moe::TrainConfig
 // (moe::EnsembleCuda<float>) adds its own overloads of these beside them.
 const std::vector<double>& losses_of(moe::Ensemble<float>& e, std::size_t r) { return e.run(r).losses(); }
 double test_nmse_of(moe::Ensemble<float>& e, std::size_t r) { return e.run(r).test_nmse(); }
-/// The student of run r in PyTorch's layout (for --dump-batch's after-step check).
+/// The student of run r and the gradient of its last step, in PyTorch's layout (--dump-batch's check).
 std::vector<float> student_of(moe::Ensemble<float>& e, std::size_t r) { return torch_layout(e.run(r).student(), e.run(r).student().params()); }
+std::vector<float> gradient_of(moe::Ensemble<float>& e, std::size_t r) { return torch_layout(e.run(r).student(), e.run(r).last_gradient()); }
 
 struct Options {
   int d = 64, batch = 256, steps = 200, warmup = 2, kw = 0, student_kw = 0, seeds = 2, threads = 1, test_size = 8192;
@@ -197,13 +198,15 @@ int measure(Ens& ens, const Options& o, const std::vector<moe::TrainConfig>& run
   const std::int64_t total = runs.front().steps;
   std::int64_t start = o.warmup;
   if (o.dump_batch) {
-    // Step 0 (untimed): its loss per run and every student after it, for torch_ensemble.py --check.
+    // Step 0 (untimed): its loss per run, its gradient and every student after it, for
+    // torch_ensemble.py --check.
     ens.train_until(1);
     std::ofstream l(o.dump + "/moelab_step0_loss.tsv");
     l << "run\tloss\n";
     for (std::size_t r = 0; r < runs.size(); ++r) {
       l << fmt::format("{}\t{:.17g}\n", r, losses_of(ens, r).front());
       write_floats(fmt::format("{}/student_{}.step1.f32", o.dump, r), student_of(ens, r));
+      write_floats(fmt::format("{}/student_{}.grad0.f32", o.dump, r), gradient_of(ens, r));
     }
     start = std::max<std::int64_t>(start, 1);
   }
@@ -293,7 +296,7 @@ int main(int argc, char** argv) {
     }
     if (o.device == "cuda") {
       // The device ensemble goes here: moe::EnsembleCuda<float> ens(runs); return measure(ens, o, runs);
-      // with overloads of losses_of, test_nmse_of and student_of for it above.
+      // with overloads of losses_of, test_nmse_of, student_of and gradient_of for it above.
       std::fprintf(stderr, "bench_moe_ensemble: --device cuda: the device ensemble is not built into this bench yet\n");
       return 2;
     }

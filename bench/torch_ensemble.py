@@ -170,15 +170,14 @@ class TorchEnsemble:
         groups = torch.tensor(sum((s.groups for s in self.students), []), device=self.device)
         return (sq / energy[groups]).cpu().tolist()  # (sum sq / (n d_out)) * d_out / (energy / n)
 
-    def student_torch_layout(self, run):
-        """The student of `run` flattened as the dump files are."""
+    def student_torch_layout(self, run, grad=False):
+        """The student of `run` (or its last gradient) flattened as the dump files are."""
         i = self.order.index(run)
-        for s in self.students:
-            n = len(s.groups)
-            if i < n:
-                router, w1, w2t = (p[i].detach().cpu().numpy() for p in s.params())
+        for part in (p for s in self.students for p in s.parts):
+            if i < part[0].shape[0]:
+                router, w1, w2t = ((t.grad if grad else t)[i].detach().cpu().numpy() for t in part)
                 return np.concatenate([router.ravel()] + [np.concatenate([w1[j].ravel(), w2t[j].T.ravel()]) for j in range(w1.shape[0])])
-            i -= n
+            i -= part[0].shape[0]
 
 
 def active_params(m, k, w, d, d_out):
@@ -216,7 +215,7 @@ def check(ens, dump, rows):
     # entry-by-entry ratio is no criterion: a few parameters land within ~1e-6 of zero after the step
     # (theta0 ~ +-lr), and Adam's first step lr g / (|g| + eps) turns the float32 rounding of gradients
     # of size ~eps (sums of 256 samples in another order) into absolute differences ~1e-8; printed too.
-    worst_param, worst_entry = (0.0, -1), (0.0, -1, 0.0)
+    worst_param, worst_entry, worst_grad = (0.0, -1), (0.0, -1, 0.0), (0.0, -1)
     for r in ref:
         a = ens.student_torch_layout(r).astype(np.float64)
         b = np.fromfile(os.path.join(dump, f"student_{r}.step1.f32"), dtype="<f4").astype(np.float64)
@@ -224,6 +223,10 @@ def check(ens, dump, rows):
         e = np.abs(a - b) / np.maximum(np.abs(b), np.finfo(np.float64).tiny)
         i = int(np.argmax(e))
         worst_entry = max(worst_entry, (float(e[i]), r, float(b[i])))
+        g = ens.student_torch_layout(r, grad=True).astype(np.float64)
+        h = np.fromfile(os.path.join(dump, f"student_{r}.grad0.f32"), dtype="<f4").astype(np.float64)
+        worst_grad = max(worst_grad, (np.abs(g - h).max() / np.abs(h).max(), r))
+    print(f"check step-0 gradient (not asserted): worst max|torch - moelab| / max|moelab| {worst_grad[0]:.3g} (run {worst_grad[1]})")
     print(f"check step-0 loss, {len(ref)} runs: worst relative error {worst_loss[0]:.3g} (run {worst_loss[1]}; tolerance 1e-5)")
     print(f"check parameters after one AdamW step: worst max|torch - moelab| / max|moelab| {worst_param[0]:.3g} (run {worst_param[1]}; "
           f"tolerance 1e-4); entry by entry {worst_entry[0]:.3g} (run {worst_entry[1]}, at moelab value {worst_entry[2]:.3g})")
