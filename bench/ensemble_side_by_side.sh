@@ -4,8 +4,8 @@
 # (bench/torch_ensemble.py: stacked per shape, all experts gated), in one run on the same machine, on
 # the same dump (same configurations and initial parameters). First the cross-check on moelab's own
 # step-0 batch (one step, its own dump: the step-0 loss and the first update do not depend on the
-# cosine's length), then both trainings, then one table: seconds per step, useful GFLOP/s (moelab's
-# active-expert flop count for both), their ratio, and each run's final normalized test MSE in both.
+# cosine's length), then both trainings, then one table: seconds per step (wall and process CPU),
+# useful GFLOP/s (moelab's active-expert flop count for both, wall time), the ratios, and each run's final normalized test MSE in both.
 # Agreement rule for the test errors (the inputs differ: Philox vs torch's generator): sigma = the
 # pooled standard deviation of ln nMSE across seeds at the run's learning rate (within each
 # (pair, lr) cell, both programs); a run
@@ -61,11 +61,12 @@ def tsv(name):
     p = os.path.join(tmp, "run", name)
     return list(csv.DictReader(open(p), delimiter="\t")) if os.path.exists(p) else []
 m, t = line("moelab.txt"), line("torch.txt")
-print(f"{'who':8s} {'runs':>5s} {'steps':>6s} {'s/step':>10s} {'useful GFLOP/s':>15s} {'time vs moelab':>15s}")
+print(f"{'who':8s} {'runs':>5s} {'steps':>6s} {'s/step':>10s} {'CPU s/step':>11s} {'useful GFLOP/s':>15s} {'time vs moelab':>15s} {'CPU vs moelab':>14s}")
 for who, r in (("moelab", m), ("pytorch", t)):
     if r:
-        ratio = f"{float(r['s_per_step']) / float(m['s_per_step']):14.2f}x" if m else "n/a"
-        print(f"{who:8s} {r['runs']:>5s} {r['steps']:>6s} {float(r['s_per_step']):10.4g} {float(r['useful_gflops']):15.2f} {ratio:>15s}")
+        ratio = lambda key: f"{float(r[key]) / float(m[key]):.2f}x" if m else "n/a"
+        print(f"{who:8s} {r['runs']:>5s} {r['steps']:>6s} {float(r['s_per_step']):10.4g} {float(r['cpu_s_per_step']):11.4g} "
+              f"{float(r['useful_gflops']):15.2f} {ratio('s_per_step'):>15s} {ratio('cpu_s_per_step'):>14s}")
     else:
         print(f"{who:8s} no result")
 man = {int(r["run"]): r for r in tsv("manifest.tsv")}

@@ -6,7 +6,8 @@
 // rate: the structure of the study moe.teacher_student's ensemble (one job per trial of a point).
 //   bench_moe_ensemble [--d 64] [--batch 256] [--steps 200] [--warmup 2] [--pairs 2:2,2:4,4:2,4:4]
 //                      [--lrs 1e-2,1e-3] [--seeds 2] [--threads T] [--dump DIR [--dump-batch]]
-// Prints one line per measurement: seconds per step of the whole ensemble and the useful GFLOP/s,
+// Prints one line per measurement: seconds per step of the whole ensemble (wall, and process CPU
+// seconds: the machine may be shared) and the useful GFLOP/s (wall),
 // the sum over runs of moe::step_flops (active experts only; the teacher's forward counted once per
 // run as the single-run trainer computes it, though a data group evaluates it once).
 // --dump DIR writes, before training, DIR/manifest.tsv and the initial parameters of every teacher
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <ctime>
 #include <exception>
 #include <fstream>
 #include <sstream>
@@ -212,16 +214,17 @@ int measure(Ens& ens, const Options& o, const std::vector<moe::TrainConfig>& run
   }
   ens.train_until(start);
   const auto t0 = Clock::now();
+  const std::clock_t c0 = std::clock();  // process CPU time (all threads): robust to a shared machine's load
   ens.train_until(total);
-  const double s = seconds_since(t0);
+  const double s = seconds_since(t0), cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   const std::int64_t timed = total - start;
   double flops = 0.0;  // per ensemble step
   for (const auto& c : runs) flops += moe::step_flops(c);
   std::size_t groups = 0;
   data_groups(runs, groups);
-  std::printf("moelab_ensemble device %s threads %d runs %zu groups %zu steps %lld batch %d d %d s_per_step %.6g useful_gflops %.4g flops_per_step %.6g\n",
+  std::printf("moelab_ensemble device %s threads %d runs %zu groups %zu steps %lld batch %d d %d s_per_step %.6g cpu_s_per_step %.6g useful_gflops %.4g flops_per_step %.6g\n",
               o.device.c_str(), o.threads, runs.size(), groups, static_cast<long long>(timed), o.batch, o.d, timed > 0 ? s / timed : 0.0,
-              timed > 0 ? flops * timed / s / 1e9 : 0.0, flops);
+              timed > 0 ? cpu / timed : 0.0, timed > 0 ? flops * timed / s / 1e9 : 0.0, flops);
   if (!o.dump.empty()) {
     std::ofstream l(o.dump + "/moelab_losses.tsv"), f(o.dump + "/moelab_final.tsv");
     l << "run\tstep\tloss\n";

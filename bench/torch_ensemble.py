@@ -14,7 +14,8 @@ batch per data group as in moelab, so the losses agree with moelab's within the 
   torch_ensemble.py --dump DIR [--device cpu|cuda] [--steps S] [--warmup W] [--tf32] [--threads T]
   torch_ensemble.py --dump DIR --check      (needs bench_moe_ensemble --dump DIR --dump-batch)
 
-Prints "torch_ensemble ... s_per_step X useful_gflops Y": the useful flops are moelab's count
+Prints "torch_ensemble ... s_per_step X cpu_s_per_step C useful_gflops Y" (wall and process CPU
+seconds per step of all runs; the GFLOP/s from the wall time): the useful flops are moelab's count
 (moe::step_flops summed over runs: active experts only, 6 per student parameter and sample, 2 per
 teacher parameter, the teacher counted per run), not the flops this form executes (printed as
 executed_gflops). Writes DIR/torch_losses.tsv (run, step, loss at every 10th step and the last) and
@@ -266,15 +267,15 @@ def main():
     for step in range(a.warmup + steps):
         if step == a.warmup:
             sync()
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
         loss = ens.step(torch.randn(G, n, d, device=device))
         if step % 10 == 0 or step == a.warmup + steps - 1:
             kept.append((step, loss))
     sync()
-    s = time.perf_counter() - t0
+    s, cpu = time.perf_counter() - t0, time.process_time() - c0
     useful, executed = flops(rows, True), flops(rows, False)
     print(f"torch_ensemble device {a.device} tf32 {int(a.tf32)} threads {a.threads} runs {len(rows)} groups {G} steps {steps} batch {n} d {d} "
-          f"s_per_step {s / steps:.6g} useful_gflops {useful * steps / s / 1e9:.4g} flops_per_step {useful:.6g} "
+          f"s_per_step {s / steps:.6g} cpu_s_per_step {cpu / steps:.6g} useful_gflops {useful * steps / s / 1e9:.4g} flops_per_step {useful:.6g} "
           f"executed_gflops {executed * steps / s / 1e9:.4g} torch {torch.__version__}", flush=True)
     with open(os.path.join(a.dump, "torch_losses.tsv"), "w") as f:
         f.write("run\tstep\tloss\n")
