@@ -259,6 +259,8 @@ def main():
         sys.exit(0 if check(ens, a.dump, rows) else 1)
     total = rows[0]["steps"]
     steps = a.steps if a.steps is not None else total - a.warmup
+    if steps < 1:
+        sys.exit("torch_ensemble.py: no timed steps (--steps, or the manifest's steps minus --warmup)")
     if a.warmup + steps != total:
         print(f"note: {a.warmup + steps} steps of the manifest's {total}: the final test errors are not moelab's", file=sys.stderr)
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
