@@ -5,13 +5,14 @@
 // softmax over the selected logits, online N(0, I) inputs), and in each group one run per learning
 // rate: the structure of the study moe.teacher_student's ensemble (one job per trial of a point).
 //   bench_moe_ensemble [--d 64] [--batch 256] [--steps 200] [--warmup 2] [--pairs 2:2,2:4,4:2,4:4]
-//                      [--lrs 1e-2,1e-3] [--seeds 2] [--threads T] [--dump DIR [--dump-batch]]
+//                      [--lrs 1e-2,1e-3] [--seeds 2] [--kw d] [--student-kw 1.25 kw] [--threads T]
+//                      [--device cpu] [--dump DIR [--dump-batch]]
 // Prints one line per measurement: seconds per step of the whole ensemble (wall, and process CPU
-// seconds: the machine may be shared) and the useful GFLOP/s (wall),
-// the sum over runs of moe::step_flops (active experts only; the teacher's forward counted once per
-// run as the single-run trainer computes it, though a data group evaluates it once).
+// seconds: the machine may be shared) and the useful GFLOP/s (wall): the sum over runs of
+// moe::step_flops (active experts only; the teacher's forward counted once per run as the
+// single-run trainer computes it, though a data group evaluates it once).
 // --dump DIR writes, before training, DIR/manifest.tsv and the initial parameters of every teacher
-// and student in PyTorch's layout (write_torch_layout); after training DIR/moelab_losses.tsv and
+// and student in PyTorch's layout (torch_layout); after training DIR/moelab_losses.tsv and
 // DIR/moelab_final.tsv. --dump-batch adds step 0's inputs and teacher targets of every group, the
 // step-0 loss and gradient of every run and every student after its first step (torch_ensemble.py --check).
 #include <algorithm>
