@@ -34,7 +34,7 @@ echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc
   "load before: $(cut -d' ' -f1-3 /proc/loadavg); torch $($py -c 'import torch; print(torch.__version__)')"
 
 echo "== check: one step on moelab's batch (bench_moe_ensemble --dump-batch, torch_ensemble.py --check --device $device)"
-"$exe" "${common[@]}" --steps 1 --warmup 0 --dump "$tmp/check" --dump-batch > /dev/null
+"$exe" "${common[@]}" --steps 1 --warmup 0 --device "$device" --dump "$tmp/check" --dump-batch > /dev/null
 $py bench/torch_ensemble.py --dump "$tmp/check" --check --device "$device" --threads "$threads" || echo "CHECK FAILED"
 
 echo "== moelab: $exe ${common[*]} --steps $steps --warmup $warmup --device $device --dump DIR"

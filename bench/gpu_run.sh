@@ -4,6 +4,12 @@
 # `timeout` inside one 9-minute device call (540 s, the build's ~90 s included):
 #   1. ctest -L gpu with MOELAB_REQUIRE_GPU=1 (a skip is a failure there) and the CPU test of the
 #      GPU tests' tolerances (test_gpu_tolerance);
+#   1b. the device ensemble (many runs at once) against batched PyTorch at the paper's Fig. 2 size:
+#      128 runs, d = 256, batch 2048 (bench/ensemble_side_by_side.sh), and with TF32;
+#   1c. the granularity paper-size scenarios on the device ensemble (Fig. 2, then Figs. 3, 4;
+#      --backend cuda), with the time left less 140 s for the steps below: their CSVs and journals go
+#      to $OUT/granularity.tar.gz, and a later call continues them (--resume-from DIR: the unpacked
+#      folder of an earlier call);
 #   2. W2 region masses on the device (bench_routing): dense (16,8,256) at 1e8 points, hashed
 #      (256,8,256) and (64,8,1024) at 2e7 points, 3 repetitions each;
 #   3. W1 noisy Fig. 3: moelab's 1000-trial sweep on the device (its compute time printed apart from
@@ -14,9 +20,6 @@
 #   6. W3 batched spectra, the PyTorch / CuPy baselines of W2 and W3 and the copy roofline, W4 trainer
 #      epoch (moelab and PyTorch);
 #   7. compute-sanitizer memcheck and racecheck over a small case of each GPU test, when time allows;
-#   8. the granularity paper-size scenarios on the device (Fig. 3, then Figs. 2, 4, 5; --backend cuda)
-#      with whatever time is left: their CSVs and journals go to $OUT/granularity.tar.gz, and a later
-#      call continues them (--resume-from DIR: the unpacked folder of an earlier call).
 # It writes $OUT/gpu_results.md (steps, test summary, ptxas resources, every benchmark line, agreement
 # tables), $OUT/gpu_run.log, $OUT/gpu_steps.tar.gz and $OUT/granularity.tar.gz.
 #
@@ -34,9 +37,11 @@
 # quick scenarios on the CPU under a short limit, so that its journal and --resume are exercised).
 #
 #   bench/gpu_run.sh [--dry-run] [--build DIR] [--out DIR] [--jobs N] [--budget SECONDS]
-#                    [--resume-from DIR] [--stages LIST] [--granularity-limit SECONDS]
-#   --stages: comma-separated subset of build,tests,w2,w1,check,agree,bench,sanitizer,granularity
+#                    [--resume-from DIR] [--stages LIST] [--granularity-limit SECONDS] [--granularity-list LIST]
+#   --stages: comma-separated subset of build,tests,ensemble,granularity,w2,w1,check,agree,bench,sanitizer
 #             (default: all, in that order; "build" = configure + build)
+#   --granularity-list: the paper-size scenarios of the granularity stage, in order (default
+#             fig2,fig3,fig4; fig5 trains on a fixed training set, which the device ensemble does not run)
 set -uo pipefail
 
 dry=0
@@ -45,8 +50,9 @@ out=${OUT:-$PWD/gpu_out}
 jobs=$(nproc)
 budget=540
 resume_from=""
-stages="build,tests,w2,w1,check,agree,bench,sanitizer,granularity"
+stages="build,tests,ensemble,granularity,w2,w1,check,agree,bench,sanitizer"
 gran_limit=""
+gran_figs="fig2,fig3,fig4"
 while [ $# -gt 0 ]; do
   case "$1" in
     --dry-run) dry=1 ;;
@@ -57,7 +63,8 @@ while [ $# -gt 0 ]; do
     --resume-from) resume_from=$2; shift ;;
     --stages) stages=$2; shift ;;
     --granularity-limit) gran_limit=$2; shift ;;
-    -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
+    --granularity-list) gran_figs=$2; shift ;;
+    -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
     *) echo "gpu_run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -198,7 +205,7 @@ if want build; then
   targets_a=()
   known=$(ninja -C "$build" -t targets all 2>/dev/null | sed -n 's/^\([A-Za-z0-9_]*\): phony$/\1/p' | sort -u)
   for t in test_gpu_philox test_gpu_routing test_gpu_spectra test_gpu_noisy test_gpu_moe test_gpu_tolerance gpu_bench_spectra \
-           bench_routing bench_moe_epoch bench_noisy_model $(echo "$known" | grep '^test_gpu_'); do
+           bench_routing bench_moe_epoch bench_moe_ensemble bench_noisy_model $(echo "$known" | grep '^test_gpu_'); do
     if echo "$known" | grep -qx "$t"; then
       [[ " ${targets_a[*]} " == *" $t "* ]] || targets_a+=("$t")
     else
@@ -244,6 +251,76 @@ if want tests; then
   fi
 fi
 
+# ---- 2b. many runs at once: the device ensemble against batched PyTorch, at the paper's Fig. 2 size ----
+# All 64 (teacher k, student k) pairs of Fig. 2 x 2 learning rates = 128 runs, d = 256, batch 2048:
+# bench/ensemble_side_by_side.sh (moelab's EnsembleCuda and bench/torch_ensemble.py on the same dump,
+# after torch_ensemble.py --check on moelab's step-0 batch), then moelab alone with TF32. The Fig. 2
+# grid's device time is about 12800 x its seconds per step.
+fig2_pairs=$(for t in 2 4 6 8 10 12 14 16; do for s in 2 4 6 8 10 12 14 16; do printf '%s:%s,' $t $s; done; done | sed 's/,$//')
+if want ensemble; then
+  if [ -x "$bin/bench_moe_ensemble" ]; then
+    if [ $dry -eq 0 ]; then
+      step ensemble_side_by_side 200 bench/ensemble_side_by_side.sh --device cuda --d 256 --batch 2048 --pairs "$fig2_pairs" --seeds 1 --steps 20
+      step ensemble_tf32 60 "$bin/bench_moe_ensemble" --device cuda --tf32 --d 256 --batch 2048 --pairs "$fig2_pairs" --seeds 1 --steps 20 --test-size 4096
+    else
+      # Here: the same script on the CPU at a small size (the device runs are refused with their reason).
+      step ensemble_side_by_side 300 bench/ensemble_side_by_side.sh --device cpu --steps 20
+      step ensemble_cuda_refused 30 "$bin/bench_moe_ensemble" --device cuda --steps 2
+    fi
+  else
+    skip ensemble "not run: $bin/bench_moe_ensemble was not built"
+  fi
+fi
+
+# ---- 2c. granularity paper-size scenarios on the device (device ensembles), continued across calls ----
+if want granularity; then wait_moelab; fi
+gran_dir=$out/granularity
+if want granularity; then
+  mkdir -p "$gran_dir"
+  if [ $dry -eq 0 ]; then
+    gran_list=$(echo "$gran_figs" | tr ',' '\n' | sed 's/^/moe_granularity_/; s/$/_paper/' | tr '\n' ' ')
+    gran_backend=cuda
+  else
+    # Here: the quick scenarios on the CPU under a short limit, to exercise the journal and --resume.
+    gran_list="moe_granularity_fig3_quick moe_granularity_fig2_quick"
+    gran_backend=cpu
+    [ -z "$gran_limit" ] && gran_limit=60
+  fi
+  if [ -x "$bin/moelab" ]; then
+    for name in $gran_list; do
+      csv=$gran_dir/$name.csv
+      opts=()
+      if [ -n "$resume_from" ] && [ -f "$resume_from/$name.csv" ]; then
+        cp "$resume_from/$name.csv" "$csv"; skip "granularity_$name" "finished in an earlier call (copied from $resume_from)"; continue
+      fi
+      if [ -n "$resume_from" ] && [ -f "$resume_from/$name.csv.journal" ]; then
+        cp "$resume_from/$name.csv.journal" "$csv.journal"; opts=(--resume)
+      fi
+      # Every remaining second (less the report's reserve, and 120 s for the stages after this one) goes
+      # to the first unfinished scenario; a later one starts only with at least 240 s left. A device
+      # ensemble journals its points when all its runs finish; its state file (next to the journal,
+      # saved each minute and on SIGTERM) resumes it within a call or on a still-warm machine, but it is
+      # too large to come back in $OUT.
+      reserve=20
+      for later in w2 w1 check agree bench sanitizer; do want "$later" && reserve=140 && break; done
+      limit=$(( $(left) - reserve ))
+      if [ -n "${gran_started:-}" ] && [ "$limit" -lt 240 ]; then skip "granularity_$name" "not run: under 240 s left (continue with --resume-from, --stages build,granularity)"; continue; fi
+      if [ "$limit" -lt 30 ]; then skip "granularity_$name" "not run: budget spent (continue with --resume-from)"; continue; fi
+      gran_started=1
+      [ -n "$gran_limit" ] && [ "$gran_limit" -lt "$limit" ] && limit=$gran_limit
+      strict=1
+      step "granularity_$name" "$limit" "$bin/moelab" run "scenarios/$name.toml" --backend "$gran_backend" -o "$csv" "${opts[@]}"
+      strict=0
+      if [ -f "$csv.journal" ]; then
+        echo "granularity_$name: unfinished, $(grep -c '^unit ' "$csv.journal" 2>/dev/null || echo 0) points journaled" >> "$out/steps/granularity_$name.log"
+      fi
+    done
+  else
+    skip granularity "not run: $bin/moelab was not built"
+  fi
+  tar -C "$out" -czf "$out/granularity.tar.gz" granularity 2>/dev/null
+  ls -l "$gran_dir" > "$out/steps/granularity_files.log" 2>&1
+fi
 # ---- 3. W2: region masses on the device ----
 if want w2; then
   step w2_dense 60 "$bin/bench_routing" --paths cuda-full,cuda-projected --points "$pts_dense" --reps 3 --shapes 16,8,256
@@ -375,47 +452,6 @@ if want sanitizer; then
   fi
 fi
 
-# ---- 9. granularity paper-size scenarios on the device, continued across calls ----
-gran_dir=$out/granularity
-if want granularity; then
-  mkdir -p "$gran_dir"
-  if [ $dry -eq 0 ]; then
-    gran_list="moe_granularity_fig3_paper moe_granularity_fig2_paper moe_granularity_fig4_paper moe_granularity_fig5_paper"
-    gran_backend=cuda
-  else
-    # Here: the quick scenarios on the CPU under a short limit, to exercise the journal and --resume.
-    gran_list="moe_granularity_fig3_quick moe_granularity_fig2_quick"
-    gran_backend=cpu
-    [ -z "$gran_limit" ] && gran_limit=60
-  fi
-  if [ -x "$bin/moelab" ]; then
-    for name in $gran_list; do
-      csv=$gran_dir/$name.csv
-      opts=()
-      if [ -n "$resume_from" ] && [ -f "$resume_from/$name.csv" ]; then
-        cp "$resume_from/$name.csv" "$csv"; skip "granularity_$name" "finished in an earlier call (copied from $resume_from)"; continue
-      fi
-      if [ -n "$resume_from" ] && [ -f "$resume_from/$name.csv.journal" ]; then
-        cp "$resume_from/$name.csv.journal" "$csv.journal"; opts=(--resume)
-      fi
-      # Every remaining second (less the report's reserve) goes to the first unfinished scenario; an
-      # interrupted run keeps its journal (SIGTERM), and the next call resumes it.
-      limit=$(( $(left) - 20 ))
-      if [ "$limit" -lt 30 ]; then skip "granularity_$name" "not run: budget spent (continue with --resume-from)"; continue; fi
-      [ -n "$gran_limit" ] && [ "$gran_limit" -lt "$limit" ] && limit=$gran_limit
-      strict=1
-      step "granularity_$name" "$limit" "$bin/moelab" run "scenarios/$name.toml" --backend "$gran_backend" -o "$csv" "${opts[@]}"
-      strict=0
-      if [ -f "$csv.journal" ]; then
-        echo "granularity_$name: unfinished, $(grep -c '^unit ' "$csv.journal" 2>/dev/null || echo 0) points journaled" >> "$out/steps/granularity_$name.log"
-      fi
-    done
-  else
-    skip granularity "not run: $bin/moelab was not built"
-  fi
-  tar -C "$out" -czf "$out/granularity.tar.gz" granularity 2>/dev/null
-  ls -l "$gran_dir" > "$out/steps/granularity_files.log" 2>&1
-fi
 wait_moelab
 if [ -n "${tol_pid:-}" ]; then
   wait "$tol_pid"; cat "$out/steps/tolerance_cpu.log" >> "$log"
@@ -444,7 +480,7 @@ fi
   grep -hE "Compiling entry|Used [0-9]+ registers|bytes stack frame" "$out/steps/build_gpu_targets.log" 2>/dev/null | sed 's/^ *//' | head -60
   echo '```'
   echo
-  for s in w2_dense w2_hashed w1_moelab_cuda w1_torch_cholesky w1_torch_lstsq w3_spectra_cuda baselines_torch_cupy \
+  for s in ensemble_side_by_side ensemble_tf32 w2_dense w2_hashed w1_moelab_cuda w1_torch_cholesky w1_torch_lstsq w3_spectra_cuda baselines_torch_cupy \
            w4_moe_epoch_cuda w4_moe_epoch_torch; do
     [ -f "$out/steps/$s.log" ] || continue
     echo "## $s"

@@ -34,6 +34,7 @@
 #include "moelab/core/keys.hpp"
 #include "moelab/core/parallel.hpp"
 #include "moelab/moe/ensemble.hpp"
+#include "moelab/moe/ensemble_cuda.hpp"
 #include "moelab/moe/granularity_experiment.hpp"
 
 using namespace moelab;
@@ -59,26 +60,6 @@ std::vector<Pair> parse_pairs(const std::string& text) {
     out.push_back(p);
   }
   return out;
-}
-
-/// The run of (spec, key, trial, lr) as granularity_experiment.cpp's job_config builds it for the
-/// study (that builder is internal to the library, so its fields are set here one for one: seeds
-/// from key.with("teacher" | "student" | "data", trial), steps, batch, sizes, weight decay, lr).
-moe::TrainConfig run_config(const moe::GranularitySpec& spec, const RngKey& key, std::int64_t trial, double lr) {
-  moe::TrainConfig cfg;
-  cfg.teacher = spec.teacher;
-  cfg.student = spec.student;
-  cfg.teacher_seed = key.with("teacher", trial).seed();
-  cfg.student_seed = key.with("student", trial).seed();
-  cfg.data_seed = key.with("data", trial).seed();
-  cfg.steps = spec.steps();
-  cfg.batch = spec.batch;
-  cfg.train_size = spec.train_size;
-  cfg.test_size = spec.test_size;
-  cfg.opt.weight_decay = spec.weight_decay;
-  cfg.opt.lr = lr;
-  cfg.opt.total_steps = cfg.steps;  // as TeacherStudent sets it
-  return cfg;
 }
 
 void write_floats(const std::string& path, const std::vector<float>& v) {
@@ -180,18 +161,33 @@ void dump_step0_batch(const std::string& dir, const std::vector<moe::TrainConfig
   }
 }
 
-// What the measurement reads from an ensemble. The CPU ensemble's accessors; a device ensemble
-// (moe::EnsembleCuda<float>) adds its own overloads of these beside them.
+// What the measurement reads from an ensemble: the CPU ensemble's accessors, then the device's.
 const std::vector<double>& losses_of(moe::Ensemble<float>& e, std::size_t r) { return e.run(r).losses(); }
-double test_nmse_of(moe::Ensemble<float>& e, std::size_t r) { return e.run(r).test_nmse(); }
+std::vector<double> test_nmse_all(moe::Ensemble<float>& e) {
+  std::vector<double> out;
+  for (std::size_t r = 0; r < e.size(); ++r) out.push_back(e.run(r).test_nmse());
+  return out;
+}
 /// The student of run r and the gradient of its last step, in PyTorch's layout (--dump-batch's check).
 std::vector<float> student_of(moe::Ensemble<float>& e, std::size_t r) { return torch_layout(e.run(r).student(), e.run(r).student().params()); }
 std::vector<float> gradient_of(moe::Ensemble<float>& e, std::size_t r) { return torch_layout(e.run(r).student(), e.run(r).last_gradient()); }
 
+const std::vector<double>& losses_of(moe::EnsembleCuda<float>& e, std::size_t r) { return e.losses(r); }
+std::vector<double> test_nmse_all(moe::EnsembleCuda<float>& e) { return e.test_nmse(); }
+std::vector<float> student_of(moe::EnsembleCuda<float>& e, std::size_t r) {
+  moe::MoeModel<float> m(e.config(r).student);
+  m.params() = e.student_params(r);
+  return torch_layout(m, m.params());
+}
+std::vector<float> gradient_of(moe::EnsembleCuda<float>& e, std::size_t r) {
+  moe::MoeModel<float> m(e.config(r).student);
+  return torch_layout(m, e.last_gradient(r));
+}
+
 struct Options {
   int d = 64, batch = 256, steps = 200, warmup = 2, kw = 0, student_kw = 0, seeds = 2, threads = 1, test_size = 8192;
   std::string pairs = "2:2,2:4,4:2,4:4", lrs = "1e-2,1e-3", device = "cpu", dump;
-  bool dump_batch = false;
+  bool dump_batch = false, tf32 = false;
 };
 
 /// Trains `ens` (any ensemble with train_until and the accessors above) for warmup + steps and prints
@@ -230,11 +226,12 @@ int measure(Ens& ens, const Options& o, const std::vector<moe::TrainConfig>& run
     std::ofstream l(o.dump + "/moelab_losses.tsv"), f(o.dump + "/moelab_final.tsv");
     l << "run\tstep\tloss\n";
     f << "run\ttest_nmse\n";
+    const std::vector<double> nmse = test_nmse_all(ens);
     for (std::size_t r = 0; r < runs.size(); ++r) {
       const auto& loss = losses_of(ens, r);
       for (std::size_t t = 0; t < loss.size(); ++t)
         if (t % 10 == 0 || t + 1 == loss.size()) l << fmt::format("{}\t{}\t{:.9g}\n", r, t, loss[t]);
-      f << fmt::format("{}\t{:.9g}\n", r, test_nmse_of(ens, r));
+      f << fmt::format("{}\t{:.9g}\n", r, nmse[r]);
     }
   }
   return 0;
@@ -256,8 +253,9 @@ int main(int argc, char** argv) {
   app.add_option("--student-kw", o.student_kw, "student active neurons k' w' (default 1.25 kw)")->check(CLI::NonNegativeNumber);
   app.add_option("--test-size", o.test_size, "test samples of the normalized test MSE")->check(CLI::PositiveNumber);
   app.add_option("--threads", o.threads, "threads")->check(CLI::PositiveNumber);
-  app.add_option("--device", o.device, "cpu (moe::Ensemble<float>); cuda is not built into this bench yet")->check(CLI::IsMember({"cpu", "cuda"}));
+  app.add_option("--device", o.device, "cpu (moe::Ensemble<float>) or cuda (moe::EnsembleCuda<float>: dense batched GEMMs, one CUDA graph per step)")->check(CLI::IsMember({"cpu", "cuda"}));
   app.add_option("--dump", o.dump, "directory (existing) for the manifest, the initial parameters, the losses and final test errors");
+  app.add_flag("--tf32", o.tf32, "cuda: float32 GEMMs in TF32 (products rounded to 10 mantissa bits; off by default)");
   app.add_flag("--dump-batch", o.dump_batch, "with --dump: step 0's batch, losses and after-step students for torch_ensemble.py --check");
   CLI11_PARSE(app, argc, argv);
   if (o.dump_batch && o.dump.empty()) {
@@ -289,7 +287,7 @@ int main(int argc, char** argv) {
       spec.test_size = o.test_size;
       const RngKey key = root.with(fmt::format("pair={}:{}", p.teacher_k, p.student_k));
       for (int t = 0; t < o.seeds; ++t)
-        for (double lr : spec.learning_rates) runs.push_back(run_config(spec, key, t, lr)), trial.push_back(t);
+        for (double lr : spec.learning_rates) runs.push_back(moe::granularity_config(spec, key, t, lr)), trial.push_back(t);
     }
     if (runs.empty()) throw std::invalid_argument("no runs (--pairs and --lrs)");
     std::size_t groups = 0;
@@ -299,10 +297,8 @@ int main(int argc, char** argv) {
       if (o.dump_batch) dump_step0_batch(o.dump, runs, group, groups);
     }
     if (o.device == "cuda") {
-      // The device ensemble goes here: moe::EnsembleCuda<float> ens(runs); return measure(ens, o, runs);
-      // with overloads of losses_of, test_nmse_of, student_of and gradient_of for it above.
-      std::fprintf(stderr, "bench_moe_ensemble: --device cuda: the device ensemble is not built into this bench yet\n");
-      return 2;
+      moe::EnsembleCuda<float> ens(runs, o.tf32);
+      return measure(ens, o, runs);
     }
     moe::Ensemble<float> ens(runs);
     return measure(ens, o, runs);

@@ -288,6 +288,11 @@ void EnsembleDevice<S>::download_student(int run, S* packed, S* m, S* v) {
 }
 
 template <class S>
+void EnsembleDevice<S>::download_gradient(int run, S* packed) {
+  s_->ex.download(packed, s_->core.gradient(run), s_->core.student_dims(run).total);
+}
+
+template <class S>
 void EnsembleDevice<S>::set_step(std::int64_t step) {
   s_->core.set_step(step);
   s_->at = step;

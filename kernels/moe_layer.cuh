@@ -72,6 +72,7 @@ class EnsembleDevice {
   void upload_teacher(int group, const S* packed);
   void upload_student(int run, const S* packed, const S* m, const S* v);  // m, v may be null (zero)
   void download_student(int run, S* packed, S* m, S* v);                  // any pointer may be null
+  void download_gradient(int run, S* packed);                              // of the last step
   /// Runs steps `from` .. `to` - 1 of every run (the first call records the step's graph); returns
   /// when they are queued. `from` must be the step the device is at (set_step for a restored run).
   void run_steps(std::int64_t from, std::int64_t to);

@@ -98,6 +98,16 @@ typename EnsembleCuda<S>::Vec EnsembleCuda<S>::student_params(std::size_t r) con
 }
 
 template <class S>
+typename EnsembleCuda<S>::Vec EnsembleCuda<S>::last_gradient(std::size_t r) const {
+  const hd::LayerDims L = layer_dims(runs_[r].student);
+  std::vector<S> packed(static_cast<std::size_t>(L.total));
+  dev_->download_gradient(static_cast<int>(r), packed.data());
+  Vec g(L.total);
+  unpack_params(L, packed.data(), g.data());
+  return g;
+}
+
+template <class S>
 void EnsembleCuda<S>::save(const std::string& path) const {
   std::string out(kStateMagic, sizeof(kStateMagic));
   put(out, kStateVersion);
@@ -175,6 +185,8 @@ template <class S>
 std::vector<double> EnsembleCuda<S>::test_nmse() { return {}; }
 template <class S>
 typename EnsembleCuda<S>::Vec EnsembleCuda<S>::student_params(std::size_t) const { return {}; }
+template <class S>
+typename EnsembleCuda<S>::Vec EnsembleCuda<S>::last_gradient(std::size_t) const { return {}; }
 template <class S>
 void EnsembleCuda<S>::save(const std::string&) const {}
 template <class S>

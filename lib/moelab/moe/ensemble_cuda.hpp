@@ -46,6 +46,7 @@ class EnsembleCuda {
   EnsembleCuda& operator=(const EnsembleCuda&) = delete;
 
   std::size_t size() const { return runs_.size(); }
+  const TrainConfig& config(std::size_t r) const { return runs_[r]; }
   std::size_t groups() const { return groups_; }
   std::int64_t step() const { return step_; }
   std::int64_t steps() const { return steps_; }
@@ -58,6 +59,8 @@ class EnsembleCuda {
   std::vector<double> test_nmse();
   /// Run r's student parameters (ParamLayout order).
   Vec student_params(std::size_t r) const;
+  /// Run r's gradient of the last step taken (ParamLayout order).
+  Vec last_gradient(std::size_t r) const;
 
   /// The state of every run (step, packed parameters, AdamW moments, losses) written atomically to
   /// `path`, under a fingerprint of every run's configuration and the scalar type.

@@ -31,9 +31,7 @@ MoeShape granularity_shape(int m, int k, int active_neurons, int d, bool router_
   return s;
 }
 
-namespace {
-
-TrainConfig job_config(const GranularitySpec& spec, const RngKey& key, std::int64_t trial, double lr) {
+TrainConfig granularity_config(const GranularitySpec& spec, const RngKey& key, std::int64_t trial, double lr) {
   TrainConfig cfg;
   cfg.teacher = spec.teacher;
   cfg.student = spec.student;
@@ -48,6 +46,8 @@ TrainConfig job_config(const GranularitySpec& spec, const RngKey& key, std::int6
   cfg.opt.lr = lr;
   return cfg;
 }
+
+namespace {
 
 /// The best over learning rates, in the order given (a later rate must be strictly better).
 struct BestOf {
@@ -78,7 +78,7 @@ void run_cuda_jobs(std::span<const GranularityJob> jobs, const std::vector<std::
     const std::string state = state_path.empty() ? std::string() : state_path + std::to_string(set_index++);
     std::vector<TrainConfig> cfgs;
     for (std::size_t j : js)
-      for (double lr : jobs[j].spec->learning_rates) cfgs.push_back(job_config(*jobs[j].spec, jobs[j].key, jobs[j].trial, lr));
+      for (double lr : jobs[j].spec->learning_rates) cfgs.push_back(granularity_config(*jobs[j].spec, jobs[j].key, jobs[j].trial, lr));
     EnsembleCuda<S> ens(cfgs);
     const std::vector<double> init = ens.test_nmse();  // of the initial students (before any restore)
     if (!state.empty() && ens.load(state))
@@ -124,12 +124,12 @@ void run_cuda_jobs(std::span<const GranularityJob> jobs, const std::vector<std::
 /// One job on the CPU: its learning rates as one data group (moe/ensemble.hpp), stepped together.
 template <class S>
 GranularityRun run_group(const GranularitySpec& spec, const RngKey& key, std::int64_t trial) {
-  const auto data = std::make_shared<const TeacherData<S>>(job_config(spec, key, trial, spec.learning_rates.front()));
+  const auto data = std::make_shared<const TeacherData<S>>(granularity_config(spec, key, trial, spec.learning_rates.front()));
   std::vector<std::unique_ptr<TeacherStudent<S>>> runs;
   std::vector<TeacherStudent<S>*> ptrs;
   std::vector<double> init;
   for (double lr : spec.learning_rates) {
-    runs.push_back(std::make_unique<TeacherStudent<S>>(job_config(spec, key, trial, lr), data));
+    runs.push_back(std::make_unique<TeacherStudent<S>>(granularity_config(spec, key, trial, lr), data));
     ptrs.push_back(runs.back().get());
     init.push_back(runs.back()->test_nmse());
   }

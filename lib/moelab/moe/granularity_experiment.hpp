@@ -38,6 +38,10 @@ struct GranularityRun {
   double final_train_loss = 0.0;  // last training-batch MSE of the best run
 };
 
+/// The run of (trial, lr): teacher, student and data seeds from key.with("teacher" | "student" |
+/// "data", trial), steps, batch, sizes, weight decay and lr from the spec.
+TrainConfig granularity_config(const GranularitySpec& spec, const RngKey& key, std::int64_t trial, double lr);
+
 /// Trial `trial` of the experiment: teacher, student and data seeds from
 /// key.with("teacher" | "student" | "data", trial); the same seeds for every learning rate.
 GranularityRun run_granularity_trial(const GranularitySpec& spec, const RngKey& key, std::int64_t trial);
