@@ -265,7 +265,8 @@ if want ensemble; then
     else
       # Here: the same script on the CPU at a small size (the device runs are refused with their reason).
       step ensemble_side_by_side 300 bench/ensemble_side_by_side.sh --device cpu --steps 20
-      step ensemble_cuda_refused 30 "$bin/bench_moe_ensemble" --device cuda --steps 2
+      # Without a device the device ensemble must refuse with its reason and exit 2 (the step passes then).
+      step ensemble_cuda_refused 30 bash -c '"$0" --device cuda --steps 2; test $? -eq 2' "$bin/bench_moe_ensemble"
     fi
   else
     skip ensemble "not run: $bin/bench_moe_ensemble was not built"

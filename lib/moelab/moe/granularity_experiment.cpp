@@ -44,6 +44,7 @@ TrainConfig granularity_config(const GranularitySpec& spec, const RngKey& key, s
   cfg.test_size = spec.test_size;
   cfg.opt.weight_decay = spec.weight_decay;
   cfg.opt.lr = lr;
+  cfg.opt.total_steps = cfg.steps;  // the cosine over the whole run (as every trainer sets it)
   return cfg;
 }
 
