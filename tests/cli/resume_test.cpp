@@ -159,9 +159,11 @@ TEST_CASE("a journal of another seed, trial count, scenario or build is refused 
   std::ofstream(toml) << sweep_toml();
   fs::remove(out);
   fs::remove(journal);
-  // Leave a journal: interrupt the run part-way (SIGINT: it exits 130 and keeps the journal).
-  REQUIRE(run_and_kill({"run", toml.string(), "--threads", "1", "-o", out.string()}, std::chrono::milliseconds(20), SIGINT,
-                       journal));
+  // Leave a journal: interrupt the run part-way (SIGINT: it exits 130 and keeps the journal), frozen
+  // after its first record so that the interruption does not depend on a delay.
+  const std::string at_freeze = freeze_and_kill({"run", toml.string(), "--threads", "1", "-o", out.string()}, journal, "\nunit ", SIGINT);
+  REQUIRE(count_of(at_freeze, "\nunit ") >= 1);
+  REQUIRE(count_of(at_freeze, "\nunit ") < 60);
   REQUIRE(fs::exists(journal));
   CHECK_FALSE(fs::exists(out));
   const std::string kept = slurp(journal);
