@@ -2,7 +2,6 @@
 // the run's identity, the file is locked, and links, FIFOs, devices and directories are refused.
 #include <catch2/catch.hpp>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
