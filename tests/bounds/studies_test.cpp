@@ -74,6 +74,17 @@ TEST_CASE("bounds.patterns counts the routers it is given and is the claims' exp
   CHECK(v.integer(0, "distinct_patterns") <= 3000);
   CHECK(v.integer(0, "distinct_masks") <= 4);
   CHECK(v.real(0, "log_patterns") <= v.real(0, "log_arrangement_bound"));
+  // The study's count where it is known exactly: d = 1, T = 3, k = 1 on points of both signs gives the
+  // T (T - 1) = 6 ordered pairs (argmax w, argmin w) (x > 0 picks argmax w, x < 0 argmin w) and all 3
+  // masks; T = 5, k = 2 gives C(5, 2) C(3, 2) = 30 pairs (top-2 set, disjoint bottom-2 set), counted by
+  // hand. 10 standard normal points have both signs (seed fixed); 3000 routers see each pattern
+  // (probability 1/6 or 1/30 each by symmetry: a miss has probability < 30 (29/30)^3000 ~ 1e-42).
+  const auto exact = [&](const char* params) {
+    const auto e = run_study_text(study("bounds.patterns"), params, budget);
+    return std::pair(TableView(e).integer(0, "distinct_patterns"), TableView(e).integer(0, "distinct_masks"));
+  };
+  CHECK(exact("[params]\nm = 10\nd = 1\nT = 3\nk = 1\n") == std::pair<std::int64_t, std::int64_t>(6, 3));
+  CHECK(exact("[params]\nm = 10\nd = 1\nT = 5\nk = 2\n") == std::pair<std::int64_t, std::int64_t>(30, 10));
   // The study runs count_routing_patterns at the point's key: the same call reproduces its count.
   SweepPoint point;
   const PatternCountParams p{.m = 8, .d = 2, .T = 4, .k = 1, .routers = 3000};

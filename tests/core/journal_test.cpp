@@ -2,7 +2,6 @@
 // the run's identity, the file is locked, and links, FIFOs, devices and directories are refused.
 #include <catch2/catch.hpp>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -84,7 +83,8 @@ TEST_CASE("a second writer of the same journal is refused while the first holds 
 }
 
 TEST_CASE("journal paths that are links, FIFOs, devices or directories are refused unread", "[core][journal][hardening]") {
-  const auto t0 = std::chrono::steady_clock::now();
+  // "Unread" is shown by the reasons (the path's type, known without reading it), not by a clock bound
+  // (which flakes on a loaded machine): /dev/zero read would never end, a FIFO opened would block.
   // A planted symlink to a file: refused, its target neither truncated nor written.
   const fs::path victim = scratch("victim.txt"), link = scratch("link.journal");
   std::ofstream(victim) << "precious";
@@ -103,7 +103,6 @@ TEST_CASE("journal paths that are links, FIFOs, devices or directories are refus
   const fs::path dir = scratch("dir.journal");
   fs::create_directories(dir);
   CHECK_THAT(std::string(refusal(dir, identity(1), true).what()), Contains("directory"));
-  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
   // Journal::remove leaves a link alone (it was never this run's journal).
   Journal::remove(link.string());
   CHECK(fs::is_symlink(link));

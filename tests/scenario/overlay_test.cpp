@@ -1,6 +1,5 @@
 // Sweep points as an overlay: the scenario's base table plus one override per axis, read through
 // ParamView without copying the base. Lines are the sweep value's for swept keys, the base's otherwise.
-#include <chrono>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -197,9 +196,10 @@ TEST_CASE("a 1000-point sweep borrows the base instead of copying it", "[scenari
   for (int i = 0; i < 10; ++i) text += (i ? ", " : "") + std::to_string(10 * (i + 1));
   text += "]\n";
   const auto s = parse_scenario(text, "big.toml");
-  const auto t0 = std::chrono::steady_clock::now();
+  // Borrowing is checked by identity (every point's base is the scenario's base, every override the
+  // axis's own node), not by timing points(): a clock bound flakes on a loaded machine and a copy would
+  // fail these identities however fast it was.
   const auto points = s.points();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   REQUIRE(points.size() == 1000);
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
@@ -209,7 +209,6 @@ TEST_CASE("a 1000-point sweep borrows the base instead of copying it", "[scenari
     REQUIRE(p.overrides[0].value == s.axes[0].values[i / 10].get());
     REQUIRE(p.overrides[1].value == s.axes[1].values[i % 10].get());
   }
-  CHECK(seconds < 1.0);  // a few hundred microseconds in practice
   const ParamView v = points[999].view(s.path);
   CHECK(v.get_int("model.k7") == 100);
   CHECK(v.get_int("model.k1999") == 1999);

@@ -150,13 +150,14 @@ TEST_CASE("a simulated outlier has the stated mean and eigenvector overlap", "[s
 
 TEST_CASE("the outlier fluctuation variance is 2 ell^2 (1 - c/(ell-1)^2) sigma2^2 / N for real data, half for complex",
           "[spectra][spiked_covariance][mc][slow]") {
-  // M = 100, N = 400, ell = 4, sigma2 = 1.5, R = 400 replicates per field (~3 s each). The sample
-  // variance of lambda_1 has relative SE sqrt(2/(R - 1)) = 7.1% (Gaussian limit); tolerance 4 SE. The
-  // other field's variance (factor 2 or 1/2) is the negative control and must be rejected at 4 of its
-  // own SE. Measured: real 0.1825 vs 0.175, complex 0.0921 vs 0.0875 (finite-N excess ~5%).
+  // M = 100, N = 400, ell = 4, sigma2 = 1.5, R = 800 replicates per field (~3 s each at 2 threads). The
+  // sample variance of lambda_1 has relative SE sqrt(2/(R - 1)) = 5.0% (Gaussian limit); tolerance 4 SE.
+  // The other field's variance (factor 2 or 1/2) is the negative control and must be rejected at 4 of
+  // its own SE. R = 800 (was 400) so that the mean's control below, sigma2 (ell + c), is 3.6 SE of the
+  // real field's mean outside the tolerance rather than 1.4 (power ~1 rather than ~0.9).
   const auto field = GENERATE(sp::GaussianField::real, sp::GaussianField::complex);
   const auto other = field == sp::GaussianField::real ? sp::GaussianField::complex : sp::GaussianField::real;
-  const int M = 100, N = 400, replicates = 400;
+  const int M = 100, N = 400, replicates = 800;
   const double c = double(M) / N, ell = 4.0, sigma2 = 1.5;
   const OutlierSample s = simulate_outlier(M, N, ell, sigma2, field, replicates, field == sp::GaussianField::real ? 21 : 22);
   const double rho = sp::spiked_eigenvalue_limit(ell, c, sigma2);
@@ -167,7 +168,11 @@ TEST_CASE("the outlier fluctuation variance is 2 ell^2 (1 - c/(ell-1)^2) sigma2^
                << v_other << "), overlap " << s.overlap << " +- " << s.overlap_se);
   CHECK(std::abs(s.variance - v) <= 4.0 * rel_se * v);
   CHECK(std::abs(s.variance - v_other) > 4.0 * rel_se * v_other);
-  // Mean and overlap as in the quick test, with 10x the replicates.
+  // Mean and overlap as in the quick test, with 20x the replicates.
   CHECK(std::abs(s.mean - rho) <= 4.0 * std::sqrt(v / replicates) + rho / N);
+  // Control: the nearer wrong limit sigma2 (ell + c) = 6.375 (rho without c / (ell - 1); 0.125 below rho)
+  // must be rejected by the same test. The quick test's 4 SE (0.26) cannot; here 4 SE + rho/N is 0.075
+  // (real) and 0.058 (complex).
+  CHECK(std::abs(s.mean - sigma2 * (ell + c)) > 4.0 * std::sqrt(v / replicates) + rho / N);
   CHECK(std::abs(s.overlap - sp::spiked_eigenvector_overlap(ell, c)) <= 4.0 * s.overlap_se + 1.0 / N);
 }
