@@ -392,3 +392,63 @@ TEST_CASE("the ensemble's memory is counted per learning rate and an oversized r
   }
   CHECK_FALSE(fs::exists(jp));
 }
+
+TEST_CASE("a CPU job resumes from its saved state under the run's state path, and ignores another job's", "[moe][ensemble][checkpoint]") {
+  // run_granularity_ensemble with a state path: a job finds its learning rates' checkpoints at
+  // granularity_job_state(path, job) + ".lr<i>" (written on an interrupt or once a minute), continues
+  // from them to the uninterrupted bytes, and removes them when done.
+  GranularitySpec spec;
+  spec.teacher = granularity_shape(4, 2, 8, 8, false);
+  spec.student = granularity_shape(4, 2, 10, 8, true);
+  spec.learning_rates = {1e-2, 1e-3};
+  spec.batch = 32, spec.samples = 32 * 20, spec.test_size = 200;
+  const RngKey key = RngKey::root(3).with("state_test");
+  const GranularityJob job{&spec, key, 0};
+  const std::string prefix = temp_prefix("state");
+  const std::string base = granularity_job_state(prefix, job);
+  const auto file = [&](std::size_t i) { return base + ".lr" + std::to_string(i); };
+  const GranularityRun ref = run_granularity_trial(spec, key, 0);
+  const auto run_with_state = [&] {
+    return run_granularity_ensemble(std::span<const GranularityJob>(&job, 1), [](std::size_t, const GranularityRun&) {}, prefix).front();
+  };
+  const auto same = [](const GranularityRun& a, const GranularityRun& b) {
+    return std::memcmp(&a.best_nmse, &b.best_nmse, sizeof(double)) == 0 && a.best_lr == b.best_lr &&
+           std::memcmp(&a.final_train_loss, &b.final_train_loss, sizeof(double)) == 0 && a.init_nmse == b.init_nmse;
+  };
+  SECTION("saved half-way: the resumed job gives the uninterrupted bytes, and its state is removed") {
+    for (std::size_t i = 0; i < spec.learning_rates.size(); ++i) {
+      TeacherStudent<float> ts(granularity_config(spec, key, 0, spec.learning_rates[i]));
+      ts.train_until(10);
+      ts.save(file(i));
+    }
+    CHECK(same(run_with_state(), ref));
+    CHECK_FALSE(fs::exists(file(0)));
+    CHECK_FALSE(fs::exists(file(1)));
+  }
+  SECTION("saved at the end with a marked last loss: the result comes from the state (it was read)") {
+    // The checkpoint ends with the loss history (TeacherStudent::save): mark its last loss.
+    for (std::size_t i = 0; i < spec.learning_rates.size(); ++i) {
+      TeacherStudent<float> ts(granularity_config(spec, key, 0, spec.learning_rates[i]));
+      ts.train_until(spec.steps());
+      ts.save(file(i));
+      const double mark = 12345.0 + static_cast<double>(i);
+      std::fstream f(file(i), std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(-static_cast<std::streamoff>(sizeof(double)), std::ios::end);
+      f.write(reinterpret_cast<const char*>(&mark), sizeof mark);
+    }
+    const GranularityRun r = run_with_state();
+    CHECK(std::memcmp(&r.best_nmse, &ref.best_nmse, sizeof(double)) == 0);
+    const std::size_t best = r.best_lr == spec.learning_rates[0] ? 0 : 1;
+    CHECK(r.final_train_loss == 12345.0 + static_cast<double>(best));
+  }
+  SECTION("control: another configuration's checkpoint at the job's path is ignored (training from the start)") {
+    for (std::size_t i = 0; i < spec.learning_rates.size(); ++i) {
+      TeacherStudent<float> ts(granularity_config(spec, key.with("other"), 0, spec.learning_rates[i]));
+      ts.train_until(10);
+      ts.save(file(i));
+    }
+    CHECK(same(run_with_state(), ref));
+    CHECK_FALSE(fs::exists(file(0)));
+  }
+  for (std::size_t i = 0; i < 2; ++i) fs::remove(file(i));
+}

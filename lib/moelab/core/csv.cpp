@@ -169,7 +169,7 @@ std::string output_path_problem(const std::string& path) {
   return "";
 }
 
-void write_file_atomic(const std::string& path, const std::string& content) {
+void write_file_atomic(const std::string& path, const std::string& content, bool even_if_interrupted) {
   namespace fs = std::filesystem;
   const fs::path target(path);
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
@@ -198,7 +198,7 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     throw RuntimeFailure(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
   // A signal from here on: the handler has removed (or will remove) the temporary, so the rename
   // either fails (reported as the interrupt it is) or lands the complete file.
-  check_interrupted();
+  if (!even_if_interrupted) check_interrupted();
   if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
     const int e = errno;
     check_interrupted();

@@ -33,7 +33,10 @@ std::string format_cell(const CsvCell& cell);
 /// before the rename (the temporary is removed; `path` keeps its old content).
 /// The temporary is `.<name>.tmp.<pid>.XXXXXX` beside `path`; ones left by a killed process (its
 /// pid gone, or an older unnamed one over 10 minutes old) are removed by the next write or check.
-void write_file_atomic(const std::string& path, const std::string& content);
+/// `even_if_interrupted`: a checkpoint written in answer to the interrupt itself (the state a later
+/// --resume continues from) lands even though a signal arrived; a further signal during the write
+/// removes the temporary and the rename then fails as the interrupt it is.
+void write_file_atomic(const std::string& path, const std::string& content, bool even_if_interrupted = false);
 
 /// Why `path` cannot take an output file ("" when it can), checked before any work: not empty, not a
 /// directory, not a device or other non-regular file, and its nearest existing ancestor directory is

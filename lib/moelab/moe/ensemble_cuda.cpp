@@ -123,7 +123,7 @@ void EnsembleCuda<S>::save(const std::string& path) const {
     out.append(reinterpret_cast<const char*>(buf.data()), sizeof(S) * buf.size());
     out.append(reinterpret_cast<const char*>(losses_[r].data()), sizeof(double) * static_cast<std::size_t>(step_));
   }
-  write_file_atomic(path, out);
+  write_file_atomic(path, out, /*even_if_interrupted=*/true);  // a checkpoint: kept for --resume
 }
 
 template <class S>

@@ -2,14 +2,17 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <string>
-#include <map>
-#include <tuple>
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <numeric>
+#include <string>
+#include <tuple>
+
+#include <fmt/format.h>
 
 #include "moelab/core/error.hpp"
 #include "moelab/core/interrupt.hpp"
@@ -123,24 +126,59 @@ void run_cuda_jobs(std::span<const GranularityJob> jobs, const std::vector<std::
 }
 
 /// One job on the CPU: its learning rates as one data group (moe/ensemble.hpp), stepped together.
+/// With a state path (`state` + ".lr<i>" per learning rate: TeacherStudent checkpoints), the runs are
+/// saved on an interrupt and about once a minute, restored by a later call of the same job (a
+/// checkpoint of another configuration is ignored with a note), and removed when the job is done; a
+/// restored job finishes with the bytes of an uninterrupted one.
 template <class S>
-GranularityRun run_group(const GranularitySpec& spec, const RngKey& key, std::int64_t trial) {
+GranularityRun run_group(const GranularitySpec& spec, const RngKey& key, std::int64_t trial, const std::string& state = "") {
   const auto data = std::make_shared<const TeacherData<S>>(granularity_config(spec, key, trial, spec.learning_rates.front()));
   std::vector<std::unique_ptr<TeacherStudent<S>>> runs;
   std::vector<TeacherStudent<S>*> ptrs;
   std::vector<double> init;
-  for (double lr : spec.learning_rates) {
-    runs.push_back(std::make_unique<TeacherStudent<S>>(granularity_config(spec, key, trial, lr), data));
-    ptrs.push_back(runs.back().get());
-    init.push_back(runs.back()->test_nmse());
+  const auto fresh = [&] {
+    runs.clear(), ptrs.clear();
+    for (double lr : spec.learning_rates) {
+      runs.push_back(std::make_unique<TeacherStudent<S>>(granularity_config(spec, key, trial, lr), data));
+      ptrs.push_back(runs.back().get());
+    }
+  };
+  fresh();
+  for (const auto& r : runs) init.push_back(r->test_nmse());
+  const auto file = [&](std::size_t i) { return state + ".lr" + std::to_string(i); };
+  if (!state.empty() && std::filesystem::exists(file(0))) {
+    try {
+      for (std::size_t i = 0; i < runs.size(); ++i) runs[i]->load(file(i));
+    } catch (const InputError& e) {
+      std::fprintf(stderr, "moelab: not resuming from '%s' (%s); training from the start\n", file(0).c_str(), e.what());
+      fresh();
+    }
   }
-  step_group<S>(*data, std::span<TeacherStudent<S>* const>(ptrs), spec.steps());
+  const auto save = [&] {
+    for (std::size_t i = 0; i < runs.size(); ++i) runs[i]->save(file(i));
+  };
+  const std::int64_t steps = spec.steps(), chunk = std::max<std::int64_t>(1, steps / 100);
+  auto saved = std::chrono::steady_clock::now();
+  for (std::int64_t s = runs.front()->step(); s < steps;) {
+    s = std::min(steps, s + chunk);
+    step_group<S>(*data, std::span<TeacherStudent<S>* const>(ptrs), s);
+    if (state.empty()) continue;
+    try {
+      check_interrupted();
+    } catch (const Interrupted&) {
+      save();  // the steps done so far are kept for --resume
+      throw;
+    }
+    if (std::chrono::steady_clock::now() - saved > std::chrono::seconds(60)) save(), saved = std::chrono::steady_clock::now();
+  }
+  if (!state.empty())
+    for (std::size_t i = 0; i < runs.size(); ++i) std::filesystem::remove(file(i));
   BestOf best;
   for (std::size_t i = 0; i < runs.size(); ++i) best.add(spec.learning_rates[i], init[i], runs[i]->test_nmse(), runs[i]->losses().back());
   return best.best;
 }
 
-GranularityRun run_job(const GranularitySpec& spec, const RngKey& key, std::int64_t trial) {
+GranularityRun run_job(const GranularitySpec& spec, const RngKey& key, std::int64_t trial, const std::string& state = "") {
   MOELAB_EXPECT(!spec.learning_rates.empty(), "run_granularity_trial: no learning rate");
   const bool f32 = spec.precision == Precision::float32;
   if (spec.backend == Backend::cuda) {
@@ -152,13 +190,19 @@ GranularityRun run_job(const GranularitySpec& spec, const RngKey& key, std::int6
     else run_cuda_jobs<double>(std::span<const GranularityJob>(&job, 1), which, out, keep, "");
     return out[0];
   }
-  return f32 ? run_group<float>(spec, key, trial) : run_group<double>(spec, key, trial);
+  return f32 ? run_group<float>(spec, key, trial, state) : run_group<double>(spec, key, trial, state);
 }
 
 }  // namespace
 
 GranularityRun run_granularity_trial(const GranularitySpec& spec, const RngKey& key, std::int64_t trial) {
   return run_job(spec, key, trial);
+}
+
+std::string granularity_job_state(const std::string& state_path, const GranularityJob& job) {
+  // A function of the job's key, trial and precision, so that a later run of the same job finds it.
+  const std::uint64_t id = job.key.with("state", job.trial).seed() ^ (job.spec->precision == Precision::float64 ? 1u : 0u);
+  return fmt::format("{}.cpu.{:016x}", state_path, id);
 }
 
 double granularity_job_flops(const GranularitySpec& spec) {
@@ -204,7 +248,7 @@ std::vector<GranularityRun> run_granularity_ensemble(std::span<const Granularity
   std::mutex lock;
   const auto body = [&](std::size_t i) {
     const std::size_t j = cpu[i];
-    out[j] = run_job(*jobs[j].spec, jobs[j].key, jobs[j].trial);
+    out[j] = run_job(*jobs[j].spec, jobs[j].key, jobs[j].trial, state_path.empty() ? state_path : granularity_job_state(state_path, jobs[j]));
     const std::lock_guard<std::mutex> hold(lock);
     done(j, out[j]);
   };

@@ -59,10 +59,16 @@ struct GranularityJob {
 /// as it completes, one call at a time (under a lock, on any thread); an exception it throws ends the
 /// ensemble. Jobs whose spec names the cuda backend run as device ensembles (moe/ensemble_cuda.hpp:
 /// every learning rate of every job one run; one ensemble per precision, d, batch, steps and test size).
-/// `state_path` (RunContext::state_path): where the device ensembles keep their mid-run state.
+/// `state_path` (RunContext::state_path): where the jobs keep their mid-run state (each CPU job its
+/// learning rates' checkpoints, each device ensemble its state), saved on an interrupt and about once a
+/// minute, restored by a later run of the same jobs, removed once they are done.
 std::vector<GranularityRun> run_granularity_ensemble(std::span<const GranularityJob> jobs,
                                                      const std::function<void(std::size_t, const GranularityRun&)>& done,
                                                      const std::string& state_path = "");
+
+/// The file prefix of a CPU job's state under `state_path` (its learning rate i's TeacherStudent
+/// checkpoint is this + ".lr<i>").
+std::string granularity_job_state(const std::string& state_path, const GranularityJob& job);
 
 /// Bytes one running job holds (teacher, test set, every learning rate's student with its gradient,
 /// AdamW moments and step workspace, loss histories), and its flops; for the cost models.

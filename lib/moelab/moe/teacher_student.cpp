@@ -207,7 +207,7 @@ void TeacherStudent<S>::save(const std::string& path) const {
   for (const Vec* v : {&student_.params(), &opt_.m, &opt_.v}) out.append(reinterpret_cast<const char*>(v->data()), sizeof(S) * static_cast<std::size_t>(P));
   put(out, static_cast<std::int64_t>(losses_.size()));
   out.append(reinterpret_cast<const char*>(losses_.data()), sizeof(double) * losses_.size());
-  write_file_atomic(path, out);
+  write_file_atomic(path, out, /*even_if_interrupted=*/true);  // a checkpoint: kept for --resume
 }
 
 template <class S>
