@@ -81,6 +81,13 @@ std::vector<Block> blocks_of(const TransformerBlock<double>& b, Eigen::Index inp
   out.push_back({"Wk", 0, range(b.wk_offset(), b.wv_offset())});
   out.push_back({"Wv", 0, range(b.wv_offset(), b.wo_offset())});
   out.push_back({"Wo", 0, range(b.wo_offset(), b.attention_size())});
+  if (b.shape().norm == BlockNorm::layernorm) {
+    const int d = b.shape().d;
+    out.push_back({"LN1 gain", 0, range(b.norm_offset(0), b.norm_offset(0) + d)});
+    out.push_back({"LN1 bias", 0, range(b.norm_offset(0) + d, b.norm_offset(1))});
+    out.push_back({"LN2 gain", 0, range(b.norm_offset(1), b.norm_offset(1) + d)});
+    out.push_back({"LN2 bias", 0, range(b.norm_offset(1) + d, b.param_size())});
+  }
   const MoeShape& s = b.ffn().shape();
   const ParamLayout& l = b.ffn().layout();
   if (s.has_router()) {
@@ -109,6 +116,7 @@ struct GradCase {
   Weighting weighting;
   ExpertKind expert;
   bool bias;
+  BlockNorm norm = BlockNorm::none;
 };
 
 BlockShape shape_of(const GradCase& gc) {
@@ -116,6 +124,7 @@ BlockShape shape_of(const GradCase& gc) {
   s.d = gc.d, s.heads = gc.heads, s.d_head = gc.d_head, s.attention = gc.attention, s.causal = gc.causal;
   s.ffn.m = gc.m, s.ffn.k = gc.k, s.ffn.w = gc.w, s.ffn.weighting = gc.weighting, s.ffn.expert = gc.expert;
   s.ffn.expert_bias = gc.bias, s.ffn.router_bias = gc.bias;
+  s.norm = gc.norm;
   return s;
 }
 
@@ -132,7 +141,16 @@ Problem problem_for(const GradCase& gc, std::uint64_t seed) {
     Problem p{TransformerBlock<double>(shape_of(gc)), {}, {}};
     init_pytorch(p.block, seed * 1000 + attempt);
     // Larger query/key weights make the attention far from uniform (a stronger test).
-    p.block.attention_params().head(p.block.wv_offset()) *= 2.0;
+    p.block.params().head(p.block.wv_offset()) *= 2.0;
+    // Norm gains and biases away from their initial 1 and 0 (a general point).
+    if (gc.norm == BlockNorm::layernorm) {
+      const MatD jitter = normal_matrix(4 * gc.d, 1, seed, 1000 + attempt);
+      for (int t = 0; t < 2; ++t)
+        for (int j = 0; j < gc.d; ++j) {
+          p.block.params()[p.block.norm_offset(t) + j] += 0.3 * jitter(2 * t * gc.d + j, 0);
+          p.block.params()[p.block.norm_offset(t) + gc.d + j] += 0.3 * jitter((2 * t + 1) * gc.d + j, 0);
+        }
+    }
     if (p.block.ffn().shape().has_router()) p.block.ffn().router_w(p.block.ffn().params()) *= 3.0;
     p.X = normal_matrix(gc.d, static_cast<Eigen::Index>(gc.T) * gc.n, seed, 2 * attempt);
     p.target = normal_matrix(gc.d, static_cast<Eigen::Index>(gc.T) * gc.n, seed, 2 * attempt + 1);
@@ -157,7 +175,7 @@ double loss_of(const TransformerBlock<double>& block, const MatD& X, int T, cons
 double central_difference(const Problem& p, int T, int where, std::int64_t index, double h) {
   TransformerBlock<double> plus = p.block, minus = p.block;
   MatD Xp = p.X, Xm = p.X;
-  if (where == 0) plus.attention_params()[index] += h, minus.attention_params()[index] -= h;
+  if (where == 0) plus.params()[index] += h, minus.params()[index] -= h;
   if (where == 1) plus.ffn().params()[index] += h, minus.ffn().params()[index] -= h;
   if (where == 2) Xp.data()[index] += h, Xm.data()[index] -= h;
   return (loss_of(plus, Xp, T, p.target) - loss_of(minus, Xm, T, p.target)) / (2 * h);
@@ -190,13 +208,19 @@ const std::vector<GradCase>& grad_cases() {
       {AttentionKind::hyla, false, 5, 2, 3, 4, 3, 4, 2, 6, Weighting::softmax, ExpertKind::mlp, true},
       {AttentionKind::hyla, true, 4, 3, 2, 5, 2, 1, 1, 6, Weighting::softmax, ExpertKind::mlp, false},  // m = 1: a dense FFN
       {AttentionKind::hyla, false, 4, 2, 2, 1, 4, 4, 2, 5, Weighting::softmax, ExpertKind::mlp, true},  // T = 1
+      // Pre-norm LayerNorm before the attention and before the MoE.
+      {AttentionKind::softmax, true, 5, 2, 3, 4, 3, 4, 2, 6, Weighting::softmax, ExpertKind::mlp, true, BlockNorm::layernorm},
+      {AttentionKind::linear, false, 5, 3, 2, 3, 3, 4, 2, 6, Weighting::softmax, ExpertKind::mlp, true, BlockNorm::layernorm},
+      {AttentionKind::hyla, false, 5, 2, 3, 4, 2, 4, 2, 6, Weighting::softmax, ExpertKind::mlp, true, BlockNorm::layernorm},
+      {AttentionKind::hyla, false, 4, 2, 2, 1, 4, 4, 2, 5, Weighting::equal, ExpertKind::mlp, true, BlockNorm::layernorm},  // T = 1
   };
   return cases;
 }
 
 std::string describe(const GradCase& gc) {
-  return fmt::format("{}{} d={} H={} dh={} T={} n={} ffn {}e{}a w={} {} {}", to_string(gc.attention), gc.causal ? " causal" : "", gc.d,
-                     gc.heads, gc.d_head, gc.T, gc.n, gc.m, gc.k, gc.w, to_string(gc.weighting), to_string(gc.expert));
+  return fmt::format("{}{} d={} H={} dh={} T={} n={} ffn {}e{}a w={} {} {} norm {}", to_string(gc.attention), gc.causal ? " causal" : "",
+                     gc.d, gc.heads, gc.d_head, gc.T, gc.n, gc.m, gc.k, gc.w, to_string(gc.weighting), to_string(gc.expert),
+                     to_string(gc.norm));
 }
 
 }  // namespace
@@ -214,7 +238,7 @@ TEST_CASE("transformer block backward matches central finite differences for eve
     block_forward(p.block, p.X, gc.T, c, Y);
     (void)mse_loss<double>(Y, p.target, &dY);
     block_backward(p.block, c, dY, ws, g);
-    REQUIRE(g.attention.size() == p.block.attention_size());
+    REQUIRE(g.params.size() == p.block.param_size());
     REQUIRE(g.ffn.size() == p.block.ffn().params().size());
     REQUIRE(g.input.rows() == p.X.rows());
     REQUIRE(g.input.cols() == p.X.cols());
@@ -225,7 +249,7 @@ TEST_CASE("transformer block backward matches central finite differences for eve
     const double h = 1e-6;
     for (const Block& b : blocks_of(p.block, p.X.size())) {
       const auto grad_at = [&](std::int64_t i) {
-        return b.where == 0 ? g.attention[i] : b.where == 1 ? g.ffn[i] : g.input.data()[i];
+        return b.where == 0 ? g.params[i] : b.where == 1 ? g.ffn[i] : g.input.data()[i];
       };
       const BlockError e = compare(p, gc.T, b, grad_at, h);
       INFO(describe(gc) << " " << b.name << ": relative error " << e.rel << " (|grad| = " << e.grad_norm << ")");
@@ -281,7 +305,7 @@ MatD wq_gradient_from(const TransformerBlock<double>& block, const BlockCache<do
           dQ.block(h * a.dh, a.col(s, q), a.dh, 1) +=
               dS[a.att(s, h, q, k)] / std::sqrt(static_cast<double>(a.dh)) * c.K.block(h * a.dh, a.col(s, k), a.dh, 1);
   (void)block;
-  return dQ * c.X.transpose();
+  return dQ * c.N1.transpose();  // the attention's input: X, or LN1(X) with a pre-norm
 }
 
 }  // namespace
@@ -290,7 +314,7 @@ TEST_CASE("a backward without the softmax centring or the RMSHead projection fai
   // Controls for the comparison above: the same check on a deliberately wrong Wq gradient must
   // fail. The wrong gradients are rebuilt here from the workspace's dA; the same reconstruction
   // with the right Jacobian reproduces the library's gradient (so the failure is the Jacobian's).
-  for (std::size_t ci : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{6}}) {
+  for (std::size_t ci : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{6}, std::size_t{9}, std::size_t{11}}) {
     const GradCase& gc = grad_cases()[ci];
     const Problem p = problem_for(gc, 31 + ci);
     BlockCache<double> c;
@@ -302,7 +326,7 @@ TEST_CASE("a backward without the softmax centring or the RMSHead projection fai
     block_backward(p.block, c, dY, ws, g);
     const MatD right = wq_gradient_from(p.block, c, ws, true);
     const MatD wrong = wq_gradient_from(p.block, c, ws, false);
-    const auto lib = p.block.wq(g.attention);
+    const auto lib = p.block.wq(g.params);
     INFO(describe(gc));
     // Same sums in another order: agreement to rounding of the gradient's scale.
     CHECK((right - lib).cwiseAbs().maxCoeff() <= 1e-12 * std::max(1.0, lib.cwiseAbs().maxCoeff()));
@@ -433,7 +457,7 @@ TrainResult train_retrieval(AttentionKind kind, double lr_scale, bool no_attenti
   shape.out_heads = 1, shape.classes = V;
   SequenceClassifier<double> model(shape);
   init_pytorch(model, 21);
-  if (no_attention) model.block().attention_params().setZero();
+  if (no_attention) model.block().params().setZero();
   const SequenceBatch<double> test = retrieval_batch(512, T, V, 5, 1000000);
   SequenceTrainState<double> st;
   TrainResult r{};
@@ -442,7 +466,7 @@ TrainResult train_retrieval(AttentionKind kind, double lr_scale, bool no_attenti
   cfg.lr = 1e-2 * lr_scale, cfg.total_steps = 150;
   for (int step = 0; step < cfg.total_steps; ++step) {
     (void)train_step(model, retrieval_batch(32, T, V, 5, static_cast<std::uint64_t>(step)), cfg, st);
-    if (no_attention) model.block().attention_params().setZero();
+    if (no_attention) model.block().params().setZero();
   }
   r.final_loss = sequence_loss<double>(model, test, st, nullptr, &r.final_accuracy);
   return r;

@@ -236,4 +236,39 @@ MOELAB_HD void backward_key(const Dims& a, const S* dU, const S* A, const S* Q, 
   }
 }
 
+/// Index i (one token column of length d): pre-norm LayerNorm (Ba et al. 2016, as torch's
+/// nn.LayerNorm over the feature dimension, biased variance):
+///   xhat = (x - mean(x)) / sqrt(var(x) + eps),  y = gamma . xhat + beta.
+/// Writes xhat, y and rstd = 1 / sqrt(var + eps).
+template <class S>
+MOELAB_HD void layernorm_token(int d, const S* x, const S* gamma, const S* beta, S eps, S* xhat, S* rstd, S* y) {
+  S mean = 0;
+  for (int j = 0; j < d; ++j) mean += x[j];
+  mean /= static_cast<S>(d);
+  S var = 0;
+  for (int j = 0; j < d; ++j) var += (x[j] - mean) * (x[j] - mean);
+  var /= static_cast<S>(d);
+  const S r = S(1) / attn_sqrt(var + eps);
+  *rstd = r;
+  for (int j = 0; j < d; ++j) {
+    xhat[j] = (x[j] - mean) * r;
+    y[j] = gamma[j] * xhat[j] + beta[j];
+  }
+}
+
+/// Index i, backward: dx += rstd (g - mean(g) - xhat mean(g . xhat)), g = gamma . dy (the Jacobian
+/// of the centring and of the scaling by the token's own standard deviation).
+template <class S>
+MOELAB_HD void layernorm_token_backward(int d, const S* dy, const S* xhat, S rstd, const S* gamma, S* dx) {
+  S mg = 0, mgx = 0;
+  for (int j = 0; j < d; ++j) {
+    const S g = gamma[j] * dy[j];
+    mg += g;
+    mgx += g * xhat[j];
+  }
+  mg /= static_cast<S>(d);
+  mgx /= static_cast<S>(d);
+  for (int j = 0; j < d; ++j) dx[j] += rstd * (gamma[j] * dy[j] - mg - xhat[j] * mgx);
+}
+
 }  // namespace moelab::moe::attn

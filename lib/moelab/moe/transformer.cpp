@@ -18,9 +18,11 @@ const char* to_string(AttentionKind a) {
   return "?";
 }
 
+const char* to_string(BlockNorm n) { return n == BlockNorm::layernorm ? "layernorm" : "none"; }
+
 void BlockShape::validate() const {
   MOELAB_EXPECT(d >= 1 && heads >= 1 && d_head >= 1, "BlockShape: d, heads and d_head must be positive");
-  MOELAB_EXPECT(rms_eps > 0.0, "BlockShape: rms_eps must be positive");
+  MOELAB_EXPECT(rms_eps > 0.0 && ln_eps > 0.0, "BlockShape: rms_eps and ln_eps must be positive");
   MOELAB_EXPECT(ffn.weighting == Weighting::softmax || ffn.weighting == Weighting::equal,
                 "BlockShape: the FFN's weighting must be softmax or equal (a token has no oracle expert)");
 }
@@ -66,7 +68,7 @@ void gemm(const A& a, bool ta, const B& b, bool tb, C&& c, typename std::decay_t
 template <class S>
 TransformerBlock<S>::TransformerBlock(const BlockShape& shape) : shape_(shape), ffn_(ffn_shape(shape)) {
   shape_.ffn = ffn_.shape();
-  theta_.setZero(attention_size());
+  theta_.setZero(param_size());
 }
 
 template <class S>
@@ -80,15 +82,57 @@ attn::Dims TransformerBlock<S>::dims(int T, int n) const {
 template <class S>
 void init_pytorch(TransformerBlock<S>& block, std::uint64_t seed) {
   const RandomStream rs(seed, StreamTag::moe_init, 1);
-  auto& theta = block.attention_params();
+  auto& theta = block.params();
   auto fill = [&](std::int64_t begin, std::int64_t end, int fan_in) {
     const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
     for (std::int64_t j = begin; j < end; ++j) theta[j] = static_cast<S>((2.0 * rs.uniform(static_cast<std::uint64_t>(j)) - 1.0) * bound);
   };
   fill(block.wq_offset(), block.wo_offset(), block.shape().d);            // Wq, Wk, Wv: nn.Linear(d, P)
   fill(block.wo_offset(), block.attention_size(), block.shape().P());     // Wo: nn.Linear(P, d)
+  if (block.shape().norm == BlockNorm::layernorm) {
+    const int d = block.shape().d;
+    for (int t = 0; t < 2; ++t) {
+      theta.segment(block.norm_offset(t), d).setOnes();   // nn.LayerNorm: gain 1
+      theta.segment(block.norm_offset(t) + d, d).setZero();  // bias 0
+    }
+  }
   init_pytorch(block.ffn(), seed);
 }
+
+namespace {
+
+/// N = LN_t(X) token by token (attention_kernels.hpp's layernorm_token), keeping xhat and rstd.
+template <class S>
+void layernorm_forward(const TransformerBlock<S>& block, int t, const typename TransformerBlock<S>::Mat& X,
+                       typename TransformerBlock<S>::Mat& N, typename TransformerBlock<S>::Mat& xhat,
+                       typename TransformerBlock<S>::Vec& rstd) {
+  const int d = block.shape().d;
+  const S* gamma = block.params().data() + block.norm_offset(t);
+  N.resize(d, X.cols()), xhat.resize(d, X.cols()), rstd.resize(X.cols());
+  for (Eigen::Index i = 0; i < X.cols(); ++i)
+    attn::layernorm_token<S>(d, X.col(i).data(), gamma, gamma + d, static_cast<S>(block.shape().ln_eps), xhat.col(i).data(),
+                             rstd.data() + i, N.col(i).data());
+}
+
+/// dX += LN_t's input gradient of dN; the gain's and bias's gradients into grad (params() layout):
+/// dgamma = sum_i dN_i . xhat_i, dbeta = sum_i dN_i (tokens in column order).
+template <class S>
+void layernorm_backward(const TransformerBlock<S>& block, int t, const typename TransformerBlock<S>::Mat& dN,
+                        const typename TransformerBlock<S>::Mat& xhat, const typename TransformerBlock<S>::Vec& rstd,
+                        typename TransformerBlock<S>::Mat& dX, typename TransformerBlock<S>::Vec& grad) {
+  const int d = block.shape().d;
+  const S* gamma = block.params().data() + block.norm_offset(t);
+  auto dgamma = grad.segment(block.norm_offset(t), d);
+  auto dbeta = grad.segment(block.norm_offset(t) + d, d);
+  dgamma.setZero(), dbeta.setZero();
+  for (Eigen::Index i = 0; i < dN.cols(); ++i) {
+    dgamma += dN.col(i).cwiseProduct(xhat.col(i));
+    dbeta += dN.col(i);
+    attn::layernorm_token_backward<S>(d, dN.col(i).data(), xhat.col(i).data(), rstd[i], gamma, dX.col(i).data());
+  }
+}
+
+}  // namespace
 
 template <class S>
 void block_forward(const TransformerBlock<S>& block, const typename TransformerBlock<S>::Mat& X, int T, BlockCache<S>& c,
@@ -97,14 +141,20 @@ void block_forward(const TransformerBlock<S>& block, const typename TransformerB
   MOELAB_EXPECT(T >= 1 && X.rows() == sh.d && X.cols() % T == 0, "block_forward: X must be d x (T n)");
   const int n = static_cast<int>(X.cols() / T), P = sh.P();
   const Eigen::Index cols = X.cols();
-  const auto& th = block.attention_params();
+  const auto& th = block.params();
   c.dims = block.dims(T, n);
   const attn::Dims& a = c.dims;
   c.X = X;
+  const bool ln = sh.norm == BlockNorm::layernorm;
+  if (ln) {
+    layernorm_forward(block, 0, X, c.N1, c.Xhat1, c.rstd1);
+  } else {
+    c.N1 = X;
+  }
   c.Q.resize(P, cols), c.K.resize(P, cols), c.V.resize(P, cols), c.U.resize(P, cols);
-  gemm(block.wq(th), false, X, false, c.Q);
-  gemm(block.wk(th), false, X, false, c.K);
-  gemm(block.wv(th), false, X, false, c.V);
+  gemm(block.wq(th), false, c.N1, false, c.Q);
+  gemm(block.wk(th), false, c.N1, false, c.K);
+  gemm(block.wv(th), false, c.N1, false, c.V);
   const std::int64_t att_size = static_cast<std::int64_t>(n) * a.H * T * T, pairs = static_cast<std::int64_t>(n) * T * T;
   c.A.resize(att_size);
   c.rnorm.resize(a.kind == attn::Kind::softmax ? 0 : pairs);
@@ -116,7 +166,12 @@ void block_forward(const TransformerBlock<S>& block, const typename TransformerB
     for (int q = 0; q < T; ++q) attn::values_query<S>(a, c.A.data(), c.V.data(), s, q, c.U.data(), c.Z.data());
   c.H1 = X;
   gemm(block.wo(th), false, c.U, false, c.H1, S(1));  // H1 = X + Wo U
-  forward(block.ffn(), c.H1, nullptr, c.moe, c.F);
+  if (ln) {
+    layernorm_forward(block, 1, c.H1, c.N2, c.Xhat2, c.rstd2);
+  } else {
+    c.N2 = c.H1;
+  }
+  forward(block.ffn(), c.N2, nullptr, c.moe, c.F);
   Y = c.H1 + c.F;
 }
 
@@ -180,14 +235,22 @@ void block_backward(const TransformerBlock<S>& block, const BlockCache<S>& c, co
   const int P = sh.P(), n = a.n, T = a.T;
   const Eigen::Index cols = c.X.cols();
   MOELAB_EXPECT(dY.rows() == sh.d && dY.cols() == cols, "block_backward: dY must be d x (T n)");
-  const auto& th = block.attention_params();
-  // Y = H1 + MoE(H1): the MoE's parameters from dY, and dH1 = dY + J' dY.
+  const auto& th = block.params();
+  const bool ln = sh.norm == BlockNorm::layernorm;
+  g.params.setZero(block.param_size());
+  // Y = H1 + MoE(N2), N2 = LN2(H1) or H1: the MoE's parameters from dY, and dH1 = dY + (through
+  // the norm) J' dY.
   backward(block.ffn(), c.moe, dY, g.ffn);
   ws.dH1 = dY;
-  moe_input_gradient(block.ffn(), c.moe, dY, ws.dH1);
+  if (ln) {
+    ws.dN.setZero(sh.d, cols);
+    moe_input_gradient(block.ffn(), c.moe, dY, ws.dN);
+    layernorm_backward(block, 1, ws.dN, c.Xhat2, c.rstd2, ws.dH1, g.params);
+  } else {
+    moe_input_gradient(block.ffn(), c.moe, dY, ws.dH1);
+  }
   // H1 = X + Wo U.
-  g.attention.setZero(block.attention_size());
-  gemm(ws.dH1, false, c.U, true, block.wo(g.attention));
+  gemm(ws.dH1, false, c.U, true, block.wo(g.params));
   ws.dU.resize(P, cols);
   gemm(block.wo(th), true, ws.dH1, false, ws.dU);
   // The attention: per (s, q), then per (s, k) (attention_kernels.hpp).
@@ -200,14 +263,17 @@ void block_backward(const TransformerBlock<S>& block, const BlockCache<S>& c, co
   for (int s = 0; s < n; ++s)
     for (int k = 0; k < T; ++k)
       attn::backward_key<S>(a, ws.dU.data(), c.A.data(), c.Q.data(), ws.dS.data(), ws.dZ.data(), s, k, ws.dK.data(), ws.dV.data());
-  gemm(ws.dQ, false, c.X, true, block.wq(g.attention));
-  gemm(ws.dK, false, c.X, true, block.wk(g.attention));
-  gemm(ws.dV, false, c.X, true, block.wv(g.attention));
-  // dX = dH1 (residual) + Wq' dQ + Wk' dK + Wv' dV.
+  gemm(ws.dQ, false, c.N1, true, block.wq(g.params));
+  gemm(ws.dK, false, c.N1, true, block.wk(g.params));
+  gemm(ws.dV, false, c.N1, true, block.wv(g.params));
+  // dX = dH1 (residual) + (through LN1 when there is one) Wq' dQ + Wk' dK + Wv' dV.
   g.input = ws.dH1;
-  gemm(block.wq(th), true, ws.dQ, false, g.input, S(1));
-  gemm(block.wk(th), true, ws.dK, false, g.input, S(1));
-  gemm(block.wv(th), true, ws.dV, false, g.input, S(1));
+  typename TransformerBlock<S>::Mat& dN1 = ln ? ws.dN : g.input;
+  if (ln) ws.dN.setZero(sh.d, cols);
+  gemm(block.wq(th), true, ws.dQ, false, dN1, S(1));
+  gemm(block.wk(th), true, ws.dK, false, dN1, S(1));
+  gemm(block.wv(th), true, ws.dV, false, dN1, S(1));
+  if (ln) layernorm_backward(block, 0, ws.dN, c.Xhat1, c.rstd1, g.input, g.params);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -285,11 +351,11 @@ double sequence_loss(const SequenceClassifier<S>& model, const SequenceBatch<S>&
 template <class S>
 double train_step(SequenceClassifier<S>& model, const SequenceBatch<S>& batch, const AdamWConfig& cfg, SequenceTrainState<S>& st) {
   auto& blk = model.block();
-  if (st.opt_attention.m.size() != blk.attention_params().size()) st.opt_attention.reset(blk.attention_params().size());
+  if (st.opt_attention.m.size() != blk.params().size()) st.opt_attention.reset(blk.params().size());
   if (st.opt_ffn.m.size() != blk.ffn().params().size()) st.opt_ffn.reset(blk.ffn().params().size());
   if (st.opt_readout.m.size() != model.readout().size()) st.opt_readout.reset(model.readout().size());
   const double loss = sequence_loss(model, batch, st, &st.grad);
-  adamw_update(blk.attention_params(), st.grad.block.attention, st.opt_attention, cfg);
+  adamw_update(blk.params(), st.grad.block.params, st.opt_attention, cfg);
   adamw_update(blk.ffn().params(), st.grad.block.ffn, st.opt_ffn, cfg);
   adamw_update(model.readout(), st.grad.readout, st.opt_readout, cfg);
   return loss;

@@ -9,9 +9,11 @@
 // pieces (projections, the MoE, the residuals) are single products over all T n tokens and only
 // the attention looks inside a sequence.
 //
-// The block (no LayerNorm: see below):
-//     H1 = X + Wo Attn(X)                        (attention, residual)
-//     Y  = H1 + MoE(H1)                          (the MoE FFN on every token, residual)
+// The block, pre-norm optional (`norm`):
+//     none:       H1 = X + Wo Attn(X),          Y = H1 + MoE(H1)
+//     layernorm:  H1 = X + Wo Attn(LN1(X)),     Y = H1 + MoE(LN2(H1))
+// (attention, residual, then the MoE FFN on every token, residual; LN = LayerNorm over the token's
+// features with a learned gain and bias, the pre-norm placement of GPT-2-style decoders)
 // with Attn one of (equations in attention_kernels.hpp):
 //   softmax  multi-head softmax attention, A_h = softmax over keys of K_h' Q_h / sqrt(dh);
 //   linear   multi-head linear attention without softmax, the scores normalised over the heads by
@@ -23,10 +25,10 @@
 // No positional encoding inside the block (the paper's models use relative position encodings):
 // the task puts position features into the tokens.
 //
-// No LayerNorm, plain residuals: one block on inputs of a controlled scale (one-hot or N(0, 1)
-// features) trains without it, the RMSHead normalisation of the linear kinds already bounds their
-// scores, and every piece of the backward stays a few lines that a finite-difference test checks.
-// A pre-norm is the first thing to add when several blocks are stacked.
+// The default is `none`, plain residuals: one block on inputs of a controlled scale (one-hot or
+// N(0, 1) features) trains without a norm, and RMSHead already normalises the linear kinds' scores;
+// `layernorm` is there for the paper's standard block and for stacking blocks. Both are checked by
+// finite differences.
 //
 // The MoE is moe::MoeModel (forward/backward of moe_model.hpp, unchanged) applied to the d x (T n)
 // token matrix, d_out = d. Its public backward gives the parameter gradient only; the input
@@ -34,11 +36,12 @@
 // (`moe_input_gradient`). Weightings: softmax over the selected logits and equal; oracle routing is
 // refused (a token has no given expert).
 //
-// Parameters: the attention's flat vector [Wq (P x d) | Wk (P x d) | Wv (P x d) | Wo (d x P)],
-// P = heads x d_head, column-major; the MoE's own vector (moe_model.hpp's layout). Initialisation
-// (init_pytorch): U(-1/sqrt(fan_in), 1/sqrt(fan_in)) as nn.Linear, draw j of the attention vector =
-// uniform(j) of RandomStream(seed, moe_init, 1) (the MoE draws trial 0 of the same seed through
-// moe::init_pytorch; the read-out trial 2).
+// Parameters: the block's flat vector [Wq (P x d) | Wk (P x d) | Wv (P x d) | Wo (d x P) | gamma1 (d)
+// | beta1 (d) | gamma2 (d) | beta2 (d)] (the norms' part only with `layernorm`), P = heads x d_head,
+// column-major; the MoE's own vector (moe_model.hpp's layout). Initialisation (init_pytorch):
+// U(-1/sqrt(fan_in), 1/sqrt(fan_in)) as nn.Linear, draw j = uniform(j) of RandomStream(seed,
+// moe_init, 1) (the MoE draws trial 0 of the same seed through moe::init_pytorch; the read-out
+// trial 2); gains 1 and biases 0 as nn.LayerNorm.
 //
 // Everything per step lives in caller-owned caches and workspaces that keep their storage from step
 // to step (the MoE's own forward allocates its groups as moe_model.cpp does). The attention's
@@ -58,6 +61,8 @@ namespace moelab::moe {
 
 enum class AttentionKind { softmax, linear, hyla };
 const char* to_string(AttentionKind a);
+enum class BlockNorm { none, layernorm };
+const char* to_string(BlockNorm n);
 
 struct BlockShape {
   int d = 4;       // token dimension (the residual stream)
@@ -66,6 +71,8 @@ struct BlockShape {
   AttentionKind attention = AttentionKind::softmax;
   bool causal = false;
   double rms_eps = 1e-6;  // RMSHead's epsilon (linear, hyla)
+  BlockNorm norm = BlockNorm::none;
+  double ln_eps = 1e-5;   // LayerNorm's epsilon (nn.LayerNorm's default)
   /// The FFN: ffn.d and ffn.d_out are set to d by the block; weighting softmax or equal.
   MoeShape ffn;
 
@@ -85,17 +92,21 @@ class TransformerBlock {
   explicit TransformerBlock(const BlockShape& shape);  // all parameters zero
 
   const BlockShape& shape() const { return shape_; }
-  Vec& attention_params() { return theta_; }
-  const Vec& attention_params() const { return theta_; }
+  /// The block's own parameters (attention and norms); the MoE's are in ffn().
+  Vec& params() { return theta_; }
+  const Vec& params() const { return theta_; }
   MoeModel<S>& ffn() { return ffn_; }
   const MoeModel<S>& ffn() const { return ffn_; }
 
-  /// Offsets of Wq, Wk, Wv, Wo in the attention vector, and its size.
+  /// Offsets of Wq, Wk, Wv, Wo and of the norms' gains and biases in params(), and its size.
   std::int64_t wq_offset() const { return 0; }
   std::int64_t wk_offset() const { return static_cast<std::int64_t>(shape_.P()) * shape_.d; }
   std::int64_t wv_offset() const { return 2 * wk_offset(); }
   std::int64_t wo_offset() const { return 3 * wk_offset(); }
   std::int64_t attention_size() const { return 4 * wk_offset(); }
+  /// Norm t (0: before the attention, 1: before the MoE): gain at norm_offset(t), bias d later.
+  std::int64_t norm_offset(int t) const { return attention_size() + 2 * static_cast<std::int64_t>(t) * shape_.d; }
+  std::int64_t param_size() const { return attention_size() + (shape_.norm == BlockNorm::layernorm ? 4 * shape_.d : 0); }
 
   // Views of a vector with the attention's layout (the parameters or a gradient).
   CMatMap wq(const Vec& v) const { return {v.data() + wq_offset(), shape_.P(), shape_.d}; }
@@ -128,12 +139,16 @@ struct BlockCache {
   using Mat = typename TransformerBlock<S>::Mat;
   attn::Dims dims;
   Mat X;         // d x T n: the input
+  Mat N1, Xhat1; // d x T n: LN1(X) and its normalised tokens (layernorm; N1 = X without a norm)
+  Vec rstd1;     // T n: 1 / sqrt(var + eps) of every token (layernorm)
   Mat Q, K, V;   // P x T n
   Vec A;         // n H T T: attention weights (attention_kernels.hpp's layout)
   Vec rnorm;     // n T T: RMSHead denominators (linear, hyla)
   Vec Z;         // n T T dh: HYLA's value-network pre-activations
   Mat U;         // P x T n: the heads' outputs before Wo
   Mat H1;        // d x T n: X + Wo U
+  Mat N2, Xhat2; // d x T n: LN2(H1), as N1 (N2 = H1 without a norm)
+  Vec rstd2;
   ForwardCache<S> moe;
   Mat F;         // d x T n: MoE(H1)
 };
@@ -144,13 +159,13 @@ template <class S>
 struct BlockWorkspace {
   using Vec = typename TransformerBlock<S>::Vec;
   using Mat = typename TransformerBlock<S>::Mat;
-  Mat dH1, dU, dQ, dK, dV;  // d x T n, then P x T n
+  Mat dH1, dN, dU, dQ, dK, dV;  // d x T n (dN: of a norm's output), then P x T n
   Vec dA, dS, dZ;           // the attention layouts of A, A, Z
 };
 
 template <class S>
 struct BlockGradient {
-  typename TransformerBlock<S>::Vec attention;  // the attention vector's layout
+  typename TransformerBlock<S>::Vec params;     // params()'s layout
   typename TransformerBlock<S>::Vec ffn;        // the MoE's layout
   typename TransformerBlock<S>::Mat input;      // dL/dX, d x T n
 };
