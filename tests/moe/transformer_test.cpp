@@ -377,7 +377,8 @@ TEST_CASE("the MoE layer's input gradient matches central finite differences", "
       found = true;
       (void)mse_loss<double>(Y, target, &dY);
       MatD dX = MatD::Zero(s.d, X.cols());
-      moe_input_gradient(model, c, dY, dX);
+      MoeInputScratch<double> scratch;
+      moe_input_gradient(model, c, dY, dX, scratch);
       double num = 0, den = 0;
       for (Eigen::Index i = 0; i < X.size(); ++i) {
         MatD Xp = X, Xm = X;

@@ -177,8 +177,7 @@ void block_forward(const TransformerBlock<S>& block, const typename TransformerB
 
 template <class S>
 void moe_input_gradient(const MoeModel<S>& model, const ForwardCache<S>& c, const typename MoeModel<S>::Mat& dY,
-                        typename MoeModel<S>::Mat& dX) {
-  using Mat = typename MoeModel<S>::Mat;
+                        typename MoeModel<S>::Mat& dX, MoeInputScratch<S>& scratch) {
   const MoeShape& s = model.shape();
   MOELAB_EXPECT(s.weighting == Weighting::softmax || s.weighting == Weighting::equal,
                 "moe_input_gradient: softmax or equal weights only");
@@ -186,8 +185,11 @@ void moe_input_gradient(const MoeModel<S>& model, const ForwardCache<S>& c, cons
   MOELAB_EXPECT(dY.rows() == s.d_out && dY.cols() == n && dX.rows() == s.d && dX.cols() == n, "moe_input_gradient: shapes");
   const auto& th = model.params();
   const bool router = s.has_router() && s.weighting == Weighting::softmax;
-  std::vector<S> dg(router ? static_cast<std::size_t>(n) * k : 0, S(0));
-  Mat dout, dpre, dxj;
+  std::vector<S>& dg = scratch.dg;
+  dg.assign(router ? static_cast<std::size_t>(n) * k : 0, S(0));
+  auto& dout = scratch.dout;
+  auto& dpre = scratch.dpre;
+  auto& dxj = scratch.dxj;
   // Experts in index order, each group's columns scattered back in input order: a fixed order.
   for (int j = 0; j < s.m; ++j) {
     const auto& mem = c.members[static_cast<std::size_t>(j)];
@@ -244,10 +246,10 @@ void block_backward(const TransformerBlock<S>& block, const BlockCache<S>& c, co
   ws.dH1 = dY;
   if (ln) {
     ws.dN.setZero(sh.d, cols);
-    moe_input_gradient(block.ffn(), c.moe, dY, ws.dN);
+    moe_input_gradient(block.ffn(), c.moe, dY, ws.dN, ws.moe);
     layernorm_backward(block, 1, ws.dN, c.Xhat2, c.rstd2, ws.dH1, g.params);
   } else {
-    moe_input_gradient(block.ffn(), c.moe, dY, ws.dH1);
+    moe_input_gradient(block.ffn(), c.moe, dY, ws.dH1, ws.moe);
   }
   // H1 = X + Wo U.
   gemm(ws.dH1, false, c.U, true, block.wo(g.params));
@@ -341,9 +343,9 @@ double sequence_loss(const SequenceClassifier<S>& model, const SequenceBatch<S>&
   gemm(st.dlogits, false, st.last, true, gWr);
   grad->readout.tail(C) = st.dlogits.rowwise().sum();
   st.dY.setZero(d, batch.X.cols());
-  Mat dlast(d, n);
-  gemm(Wr, true, st.dlogits, false, dlast);
-  for (int i = 0; i < n; ++i) st.dY.col(static_cast<Eigen::Index>(i) * T + T - 1) = dlast.col(i);
+  st.dlast.resize(d, n);
+  gemm(Wr, true, st.dlogits, false, st.dlast);
+  for (int i = 0; i < n; ++i) st.dY.col(static_cast<Eigen::Index>(i) * T + T - 1) = st.dlast.col(i);
   block_backward(model.block(), st.cache, st.dY, st.ws, grad->block);
   return loss;
 }
@@ -370,7 +372,8 @@ double train_step(SequenceClassifier<S>& model, const SequenceBatch<S>& batch, c
                                  TransformerBlock<S>::Mat&);                                                                   \
   template void block_backward<S>(const TransformerBlock<S>&, const BlockCache<S>&, const TransformerBlock<S>::Mat&,           \
                                   BlockWorkspace<S>&, BlockGradient<S>&);                                                      \
-  template void moe_input_gradient<S>(const MoeModel<S>&, const ForwardCache<S>&, const MoeModel<S>::Mat&, MoeModel<S>::Mat&); \
+  template void moe_input_gradient<S>(const MoeModel<S>&, const ForwardCache<S>&, const MoeModel<S>::Mat&, MoeModel<S>::Mat&,  \
+                                      MoeInputScratch<S>&);                                                                    \
   template double sequence_loss<S>(const SequenceClassifier<S>&, const SequenceBatch<S>&, SequenceTrainState<S>&,              \
                                    SequenceGradient<S>*, double*);                                                             \
   template double train_step<S>(SequenceClassifier<S>&, const SequenceBatch<S>&, const AdamWConfig&, SequenceTrainState<S>&);

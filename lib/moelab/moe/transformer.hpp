@@ -153,6 +153,13 @@ struct BlockCache {
   Mat F;         // d x T n: MoE(H1)
 };
 
+/// Scratch of moe_input_gradient, kept between calls.
+template <class S>
+struct MoeInputScratch {
+  std::vector<S> dg;                            // dL/dg of every slot
+  typename MoeModel<S>::Mat dout, dpre, dxj;    // per expert, reused
+};
+
 /// Gradient buffers of the backward pass, exposed so that tests can read the intermediate
 /// gradients (dA: of the attention weights before the score Jacobian) and reused between steps.
 template <class S>
@@ -161,6 +168,7 @@ struct BlockWorkspace {
   using Mat = typename TransformerBlock<S>::Mat;
   Mat dH1, dN, dU, dQ, dK, dV;  // d x T n (dN: of a norm's output), then P x T n
   Vec dA, dS, dZ;           // the attention layouts of A, A, Z
+  MoeInputScratch<S> moe;
 };
 
 template <class S>
@@ -187,7 +195,7 @@ void block_backward(const TransformerBlock<S>& block, const BlockCache<S>& cache
 /// same softmax Jacobian as moe::backward). Softmax and equal weights; oracle refused.
 template <class S>
 void moe_input_gradient(const MoeModel<S>& model, const ForwardCache<S>& cache, const typename MoeModel<S>::Mat& dY,
-                        typename MoeModel<S>::Mat& dX);
+                        typename MoeModel<S>::Mat& dX, MoeInputScratch<S>& scratch);
 
 // ---------------------------------------------------------------------------------------------
 // A sequence classifier: the block, then a linear read-out of the LAST token of every sequence into
@@ -247,7 +255,7 @@ struct SequenceTrainState {
   BlockCache<S> cache;
   BlockWorkspace<S> ws;
   SequenceGradient<S> grad;
-  typename TransformerBlock<S>::Mat Y, dY, last, logits, dlogits;
+  typename TransformerBlock<S>::Mat Y, dY, last, dlast, logits, dlogits;
   AdamWState<S> opt_attention, opt_ffn, opt_readout;
 };
 
