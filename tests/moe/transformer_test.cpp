@@ -481,7 +481,7 @@ TEST_CASE("training the block on a planted retrieval task lowers the loss, and a
     const TrainResult trained = train_retrieval(kind, 1.0, false);
     const TrainResult frozen = train_retrieval(kind, 0.0, false);
     const TrainResult blind = train_retrieval(kind, 1.0, true);
-    WARN(fmt::format("{}: held-out loss {:.4f} -> {:.4f} (accuracy {:.3f}); frozen {:.4f} -> {:.4f}; without attention {:.4f} -> "
+    WARN(fmt::format("{}: held-out loss {:.4f} -> {:.3g} (accuracy {:.3f}); frozen {:.4f} -> {:.4f}; without attention {:.4f} -> "
                      "{:.4f} (accuracy {:.3f}); chance {:.4f}",
                      to_string(kind), trained.initial_loss, trained.final_loss, trained.final_accuracy, frozen.initial_loss,
                      frozen.final_loss, blind.initial_loss, blind.final_loss, blind.final_accuracy, chance));
