@@ -28,13 +28,15 @@ namespace moelab::trained::detail {
 Evidence inference_k_helps(const CheckBudget& b, const RngKey& key) {
   CompositionalSpec base;  // R = 4, V = 5, 3 rows, 25% OOD, T = 8
   base.R = 4, base.V = 5, base.rows = 3, base.ood_fraction = 0.25, base.T = 8, base.k = 2;
-  base.width = b.pick(32, 64);
-  base.train_size = b.pick<std::int64_t>(2048, 8192);
-  base.test_size = b.pick<std::int64_t>(1024, 2048);
-  base.steps = b.pick<std::int64_t>(400, 1500);
+  // The quick scenario's size (trained_inference_k.toml): at 2048 problems x 400 steps the models stay
+  // at chance on OOD entries (0.21 vs 0.2) and no inference k matters; this size learns (~0.37).
+  base.width = 64;
+  base.train_size = 8192;
+  base.test_size = 2048;
+  base.steps = 1500;
   base.batch = 128, base.lr = 3e-3;
-  base.M = b.pick(3, 3);
-  const std::int64_t seeds = b.pick<std::int64_t>(6, 12);
+  base.M = 3;
+  const std::int64_t seeds = b.pick<std::int64_t>(8, 16);
   const std::vector<int> eval_ks = {1, 2, 4};
   const auto runs = parallel_map<CompositionalRun>(static_cast<std::size_t>(seeds), [&](std::size_t t) {
     return run_compositional_trial(base, key.with("M", base.M), static_cast<std::int64_t>(t), eval_ks);
