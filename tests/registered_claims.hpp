@@ -7,5 +7,5 @@
 #include <cstddef>
 
 namespace moelab::test {
-inline constexpr std::size_t kRegisteredClaims = 98;
+inline constexpr std::size_t kRegisteredClaims = 99;
 }  // namespace moelab::test

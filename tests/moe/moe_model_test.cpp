@@ -3,6 +3,8 @@
 // invariance, the initialisation law and the dense baseline's parameter count.
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -42,10 +44,30 @@ MatD naive_forward(const MoeModel<double>& model, const MatD& X, const std::vect
       std::vector<int> idx(static_cast<std::size_t>(s.m));
       for (int j = 0; j < s.m; ++j) idx[static_cast<std::size_t>(j)] = j;
       std::stable_sort(idx.begin(), idx.end(), [&](int a, int b) { return z[a] > z[b]; });
-      sel.assign(idx.begin(), idx.begin() + s.k);
-      double sum = 0;
-      for (int j : sel) g.push_back(s.weighting == Weighting::equal ? 1.0 / s.k : std::exp(z[j])), sum += g.back();
-      for (double& x : g) x /= sum;
+      // Softmax over all m logits, straight from the definition (Switch's p_i(x)).
+      VecD p = (z.array() - z.maxCoeff()).exp();
+      p /= p.sum();
+      std::size_t kept = static_cast<std::size_t>(s.k);
+      if (s.routing == Routing::top_p) {
+        double mass = 0.0;
+        kept = 0;
+        while (kept < static_cast<std::size_t>(s.k) && (kept == 0 || mass < s.top_p)) mass += p[idx[kept++]];
+      } else if (s.routing == Routing::threshold) {
+        kept = 1;
+        while (kept < static_cast<std::size_t>(s.k) && p[idx[kept]] >= s.threshold) ++kept;
+      }
+      sel.assign(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(kept));
+      if (s.weighting == Weighting::equal) {
+        for (std::size_t r = 0; r < kept; ++r) g.push_back(1.0 / s.k);
+      } else if (s.gate == Gate::sigmoid) {
+        for (int j : sel) g.push_back(1.0 / (1.0 + std::exp(-z[j])));
+      } else if (s.gate == Gate::softmax_all) {
+        for (int j : sel) g.push_back(p[j]);
+      } else {
+        double sum = 0;
+        for (int j : sel) g.push_back(std::exp(z[j])), sum += g.back();
+        for (double& x : g) x /= sum;
+      }
     }
     for (std::size_t r = 0; r < sel.size(); ++r) {
       const int j = sel[r];
@@ -85,6 +107,20 @@ MatD inputs_away_from_ties(const MoeModel<double>& model, int n, double margin, 
       std::vector<double> zs(z.data(), z.data() + z.size());
       std::sort(zs.begin(), zs.end(), std::greater<>());
       if (s.k < s.m && zs[static_cast<std::size_t>(s.k - 1)] - zs[static_cast<std::size_t>(s.k)] < margin) ok = false;
+      // Adaptive routing switches where a prefix mass crosses top_p or a probability crosses the
+      // threshold: keep those `margin` away too (probabilities move by O(h |x|) under a step h).
+      if (s.adaptive()) {
+        std::vector<double> p(zs.size());
+        double sum = 0.0;
+        for (std::size_t j = 0; j < zs.size(); ++j) sum += (p[j] = std::exp(zs[j] - zs[0]));
+        double mass = 0.0;
+        for (std::size_t j = 0; j < zs.size(); ++j) {
+          p[j] /= sum;
+          mass += p[j];
+          if (s.routing == Routing::top_p && j + 1 < zs.size() && std::abs(mass - s.top_p) < margin) ok = false;
+          if (s.routing == Routing::threshold && std::abs(p[j] - s.threshold) < margin) ok = false;
+        }
+      }
       for (int j = 0; j < s.m; ++j) active.push_back(j);
     } else {
       for (int j = 0; j < s.m; ++j) active.push_back(j);
@@ -311,4 +347,168 @@ TEST_CASE("the dense baseline has the largest width not exceeding the MoE's para
   CHECK(parameter_count(wider) > parameter_count(s));
   CHECK(active_parameter_count(s) == 2 * 8 * 32 * 256 + 16 * 256);
   CHECK(s.name() == "16e8a");
+}
+
+namespace {
+
+struct GateCase {
+  Gate gate;
+  Routing routing;
+  double top_p, threshold;
+  ExpertKind expert;
+  bool router_bias;
+  int m, k;
+};
+
+}  // namespace
+
+TEST_CASE("gates and adaptive routing: backward matches central finite differences", "[moe][grad][gates]") {
+  // Every gate under top-k (k = 1: the Switch case where softmax_all must train the router; k > 1),
+  // and top-p / threshold routing (softmax_all weights, variable k per input, cap k = m or below).
+  const std::vector<GateCase> cases = {
+      {Gate::softmax_all, Routing::top_k, 1.0, 0.0, ExpertKind::mlp, true, 5, 1},
+      {Gate::softmax_all, Routing::top_k, 1.0, 0.0, ExpertKind::mlp, false, 6, 3},
+      {Gate::softmax_all, Routing::top_k, 1.0, 0.0, ExpertKind::linear, true, 4, 4},
+      {Gate::sigmoid, Routing::top_k, 1.0, 0.0, ExpertKind::mlp, true, 5, 1},
+      {Gate::sigmoid, Routing::top_k, 1.0, 0.0, ExpertKind::mlp, true, 6, 2},
+      {Gate::sigmoid, Routing::top_k, 1.0, 0.0, ExpertKind::linear, false, 4, 3},
+      {Gate::softmax_all, Routing::top_p, 0.6, 0.0, ExpertKind::mlp, true, 6, 6},
+      {Gate::softmax_all, Routing::top_p, 0.9, 0.0, ExpertKind::linear, false, 5, 3},
+      {Gate::softmax_all, Routing::threshold, 1.0, 0.15, ExpertKind::mlp, true, 6, 6},
+      {Gate::softmax_all, Routing::threshold, 1.0, 0.25, ExpertKind::linear, true, 5, 3},
+  };
+  double worst = 0.0;
+  std::string worst_where;
+  for (std::size_t ci = 0; ci < cases.size(); ++ci) {
+    const GateCase& gc = cases[ci];
+    MoeShape s;
+    s.m = gc.m, s.k = gc.k, s.w = 3, s.d = 4, s.d_out = 3, s.expert = gc.expert, s.expert_bias = true, s.router_bias = gc.router_bias;
+    s.gate = gc.gate, s.routing = gc.routing, s.top_p = gc.top_p, s.threshold = gc.threshold;
+    MoeModel<double> model(s);
+    init_pytorch(model, 300 + ci);
+    // Router weights x3: probabilities far from uniform, so adaptive k varies between inputs.
+    model.router_w(model.params()) *= 3.0;
+    const int n = 24;
+    // Margin 1e-3 (in logits and in probability) against a step of 1e-6 times |x| <= 10: no
+    // routing, selection or ReLU switch inside a difference.
+    const MatD X = inputs_away_from_ties(model, n, 1e-3, 40 + ci);
+    const RandomStream rs(50 + ci, StreamTag::property_test, 2);
+    MatD T(s.d_out, n);
+    for (Eigen::Index i = 0; i < T.size(); ++i) T.data()[i] = rs.normal(static_cast<std::uint64_t>(i));
+
+    ForwardCache<double> cache;
+    MatD Y, dY;
+    forward(model, X, nullptr, cache, Y);
+    INFO(s.describe());
+    // The forward pass against the definition (all experts, then the selected gathered).
+    const MatD ref = naive_forward(model, X, nullptr);
+    CHECK((Y - ref).cwiseAbs().maxCoeff() <= 1e-13 * std::max(1.0, ref.cwiseAbs().maxCoeff()));
+    if (s.adaptive()) {
+      std::set<int> ks;
+      for (int i = 0; i < n; ++i) ks.insert(cache.slot_begin[static_cast<std::size_t>(i) + 1] - cache.slot_begin[static_cast<std::size_t>(i)]);
+      INFO("mean k " << cache.mean_k());
+      CHECK(ks.size() >= 2);  // the case exercises a per-input k (else it would be top-k in disguise)
+      CHECK(*ks.begin() >= 1);
+      CHECK(*ks.rbegin() <= s.k);
+    } else {
+      CHECK(cache.mean_k() == s.k);
+    }
+    (void)mse_loss<double>(Y, T, &dY);
+    VecD grad;
+    backward(model, cache, dY, grad);
+    // Central differences, step 1e-6: truncation O(h^2 L^(3)) ~ 1e-12 (the loss is smooth in the
+    // logits through exp / sigmoid and quadratic in each expert layer), rounding ~ eps L / h ~ 1e-10
+    // absolute; relative 1e-6 per block leaves 3+ orders of magnitude for both.
+    const double h = 1e-6;
+    for (const Block& b : blocks_of(model)) {
+      double num = 0.0, den = 0.0;
+      for (std::int64_t p : b.index) {
+        MoeModel<double> plus = model, minus = model;
+        plus.params()[p] += h;
+        minus.params()[p] -= h;
+        const double fd = (loss_of(plus, X, T, nullptr) - loss_of(minus, X, T, nullptr)) / (2 * h);
+        num += (fd - grad[p]) * (fd - grad[p]);
+        den += grad[p] * grad[p];
+      }
+      const double rel = std::sqrt(num / den);
+      INFO(b.name << ": relative error " << rel << " (|grad| = " << std::sqrt(den) << ")");
+      CHECK(den > 0.0);  // every gate here trains the router, top-1 included
+      CHECK(rel <= 1e-6);
+      if (rel > worst) worst = rel, worst_where = s.describe() + " " + b.name;
+    }
+  }
+  WARN(fmt::format("worst relative gradient error (gates, adaptive) {:.3g} ({})", worst, worst_where));
+}
+
+TEST_CASE("top-1 softmax over the selected logits leaves the router untrained, the Switch and sigmoid gates do not", "[moe][gates]") {
+  MoeShape s;
+  s.m = 4, s.k = 1, s.w = 3, s.d = 5, s.d_out = 2;
+  for (Gate g : {Gate::softmax_selected, Gate::softmax_all, Gate::sigmoid}) {
+    s.gate = g;
+    MoeModel<double> model(s);
+    init_pytorch(model, 8);
+    const RandomStream rs(9, StreamTag::property_test, 0);
+    MatD X(s.d, 32), T(s.d_out, 32);
+    for (Eigen::Index i = 0; i < X.size(); ++i) X.data()[i] = rs.normal(static_cast<std::uint64_t>(i));
+    for (Eigen::Index i = 0; i < T.size(); ++i) T.data()[i] = rs.normal(static_cast<std::uint64_t>(1000 + i));
+    ForwardCache<double> cache;
+    MatD Y, dY;
+    forward(model, X, nullptr, cache, Y);
+    (void)mse_loss<double>(Y, T, &dY);
+    VecD grad;
+    backward(model, cache, dY, grad);
+    const double router = grad.head(model.layout().router_size).norm();
+    INFO(to_string(g) << ": |router gradient| = " << router);
+    if (g == Gate::softmax_selected) CHECK(router == 0.0);  // g = 1 identically
+    else CHECK(router > 1e-3);
+  }
+}
+
+TEST_CASE("adaptive routing: p = 1 or threshold 0 selects every expert, p -> 0 or threshold 1 only the top one", "[moe][gates]") {
+  MoeShape s;
+  s.m = 6, s.k = 6, s.w = 3, s.d = 4, s.d_out = 2, s.gate = Gate::softmax_all;
+  const RandomStream rs(12, StreamTag::property_test, 0);
+  MatD X(s.d, 50);
+  for (Eigen::Index i = 0; i < X.size(); ++i) X.data()[i] = rs.normal(static_cast<std::uint64_t>(i));
+  auto mean_k = [&](Routing r, double p, double tau) {
+    MoeShape t = s;
+    t.routing = r, t.top_p = p, t.threshold = tau;
+    MoeModel<double> model(t);
+    init_pytorch(model, 3);
+    ForwardCache<double> cache;
+    MatD Y;
+    forward(model, X, nullptr, cache, Y);
+    return cache.mean_k();
+  };
+  // p = 1: the mass of the first m - 1 experts falls short of 1 by p_min (here >> rounding), so all m
+  // are kept; a tiny p keeps the top expert only.
+  CHECK(mean_k(Routing::top_p, 1.0, 0.0) == 6.0);
+  CHECK(mean_k(Routing::top_p, 1e-9, 0.0) == 1.0);
+  CHECK(mean_k(Routing::threshold, 1.0, 0.0) == 6.0);
+  CHECK(mean_k(Routing::threshold, 1.0, 1.0) == 1.0);
+  const double mid = mean_k(Routing::top_p, 0.5, 0.0);
+  CHECK(mid > 1.0);
+  CHECK(mid < 6.0);
+}
+
+TEST_CASE("the shape refuses adaptive routing without the softmax-over-all gate and out-of-range p / threshold", "[moe][gates]") {
+  MoeShape s;
+  s.m = 4, s.k = 4;
+  s.routing = Routing::top_p;
+  CHECK_THROWS(s.validate());  // gate softmax_selected: the selection's probabilities are not its weights
+  s.gate = Gate::softmax_all;
+  CHECK_NOTHROW(s.validate());
+  s.top_p = 0.0;
+  CHECK_THROWS(s.validate());
+  s.routing = Routing::threshold, s.threshold = 1.5;
+  CHECK_THROWS(s.validate());
+  // The device path computes the default gate only.
+  MoeShape d;
+  CHECK_NOTHROW(d.expect_device_gate("test"));
+  d.gate = Gate::sigmoid;
+  CHECK_THROWS_AS(d.expect_device_gate("test"), std::invalid_argument);
+  Gate g{};
+  CHECK(parse_gate("softmax_all", g));
+  CHECK(g == Gate::softmax_all);
+  CHECK_FALSE(parse_gate("softmax", g));
 }

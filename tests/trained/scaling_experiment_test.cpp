@@ -97,7 +97,7 @@ TEST_CASE("router_masks agree with the experts moe::forward selects", "[trained]
 
 TEST_CASE("trained studies: declarations complete", "[trained][studies]") {
   const auto& all = test::topic_studies<add_studies>();
-  REQUIRE(all.size() == 3);
+  REQUIRE(all.size() == 4);
   for (const auto& s : all) test::check_declaration(s);
 }
 
@@ -117,6 +117,53 @@ TEST_CASE("trained studies reject bad values naming the key", "[trained][studies
   CHECK(test::rejected_key(sc, "[params]\naxis = \"data\"\ntrain_sizes = [100]\n") == "params.train_sizes");
   CHECK(test::rejected_key(sc, "[params]\naxis = \"experts\"\nexperts_k = 2\nexpert_counts = [1, 4]\n") == "params.expert_counts");
   CHECK(test::rejected_key(sc, "[params]\naxis = \"depth\"\n") == "params.axis");
+  // Gates and adaptive routing: every bad combination is refused by the key at fault.
+  const std::string kb = base + "k_list = [8]\n";
+  CHECK(test::rejected_key(ks, kb + "gate = \"softmax\"\n") == "params.gate");                       // not a gate
+  CHECK(test::rejected_key(ks, kb + "routing = \"top_p\"\ntop_p = 0.5\n") == "params.gate");       // needs softmax_all
+  CHECK(test::rejected_key(ks, kb + "gate = \"softmax_all\"\nrouting = \"top_p\"\n") == "params.top_p");  // missing
+  CHECK(test::rejected_key(ks, kb + "gate = \"softmax_all\"\nrouting = \"top_p\"\ntop_p = 1.5\n") == "params.top_p");
+  CHECK(test::rejected_key(ks, kb + "gate = \"softmax_all\"\nrouting = \"top_p\"\ntop_p = 0\n") == "params.top_p");
+  CHECK(test::rejected_key(ks, kb + "top_p = 0.5\n") == "params.top_p");                              // unused with top_k
+  CHECK(test::rejected_key(ks, kb + "gate = \"softmax_all\"\nrouting = \"threshold\"\n") == "params.threshold");
+  CHECK(test::rejected_key(ks, kb + "gate = \"softmax_all\"\nrouting = \"threshold\"\nthreshold = -0.1\n") == "params.threshold");
+  CHECK(test::rejected_key(gap, "[params]\nT = 4\nk = 2\nm = 64\ngate = \"relu\"\n") == "params.gate");
+  CHECK(test::rejected_key(sc, "[params]\naxis = \"active\"\nwidths = [2, 4]\nrouting = \"any\"\n") == "params.routing");
+  const auto& ik = test::find_study_in(all, "trained.inference_k");
+  CHECK(test::rejected_key(ik, base + "k0_list = [0]\n") == "params.k0_list");
+  CHECK(test::rejected_key(ik, base + "k0_list = [2]\neval_k_list = [9]\n") == "params.eval_k_list");
+  CHECK(test::rejected_key(ik, base + "k0_list = [2]\ngate = \"softmax_all\"\nrouting = \"top_p\"\ntop_p = 0.5\n") == "params.routing");
+}
+
+TEST_CASE("trained.inference_k: one row per inference k, the gain at k = k0 exactly 0", "[trained][studies]") {
+  const auto& all = test::topic_studies<add_studies>();
+  McBudget budget;
+  budget.trials = 2;
+  const std::string task = "[params]\nM = 2\nR = 4\nwidth = 8\ntrain_size = 64\ntest_size = 64\nsteps = 5\nbatch = 16\n";
+  const auto ti = run_study_text(test::find_study_in(all, "trained.inference_k"), task + "k0_list = [2]\neval_k_list = [1, 2, 4]\n", budget);
+  const auto tk = run_study_text(test::find_study_in(all, "trained.compositional_kstar"), task + "k_list = [2]\n", budget);
+  const TableView vi(ti), vk(tk);
+  REQUIRE(vi.size() == 3);
+  REQUIRE(vk.size() == 1);
+  CHECK(vi.integer(1, "k") == 2);
+  CHECK(vi.real(1, "ood_head_gain_mean") == 0.0);  // k = k0: the model paired against itself
+  CHECK(vi.real(1, "id_head_gain_mean") == 0.0);
+  CHECK(vi.real(0, "ood_head_gain_mean") != 0.0);  // k = 1 computes another function
+  CHECK(vk.real(0, "mean_k") == 2.0);
+}
+
+TEST_CASE("adaptive routing in a trained study reports its mean k between 1 and the cap", "[trained][studies]") {
+  const auto& ks = test::find_study_in(test::topic_studies<add_studies>(), "trained.compositional_kstar");
+  McBudget budget;
+  budget.trials = 2;
+  const auto t = run_study_text(ks, "[params]\nM = 2\nR = 4\nwidth = 8\ntrain_size = 64\ntest_size = 64\nsteps = 5\nbatch = 16\n"
+                                    "k_list = [8]\ngate = \"softmax_all\"\nrouting = \"top_p\"\ntop_p = 0.5\n", budget);
+  const TableView v(t);
+  REQUIRE(v.size() == 1);
+  // Near-uniform router at this tiny training: mass 0.5 of 8 experts needs about 4 of them.
+  CHECK(v.real(0, "mean_k") >= 1.0);
+  CHECK(v.real(0, "mean_k") <= 8.0);
+  CHECK(v.real(0, "mean_k") > 1.0);
 }
 
 TEST_CASE("trained.generalization_gap writes Theorem 1's forms from the bounds topic", "[trained][studies]") {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <numeric>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -26,17 +27,62 @@ const char* to_string(Weighting w) {
 
 const char* to_string(ExpertKind e) { return e == ExpertKind::mlp ? "mlp" : "linear"; }
 
+const char* to_string(Gate g) {
+  switch (g) {
+    case Gate::softmax_selected: return "softmax_selected";
+    case Gate::softmax_all: return "softmax_all";
+    case Gate::sigmoid: return "sigmoid";
+  }
+  return "?";
+}
+
+const char* to_string(Routing r) {
+  switch (r) {
+    case Routing::top_k: return "top_k";
+    case Routing::top_p: return "top_p";
+    case Routing::threshold: return "threshold";
+  }
+  return "?";
+}
+
+bool parse_gate(const std::string& name, Gate& out) {
+  for (Gate g : {Gate::softmax_selected, Gate::softmax_all, Gate::sigmoid})
+    if (name == to_string(g)) return out = g, true;
+  return false;
+}
+
+bool parse_routing(const std::string& name, Routing& out) {
+  for (Routing r : {Routing::top_k, Routing::top_p, Routing::threshold})
+    if (name == to_string(r)) return out = r, true;
+  return false;
+}
+
 std::string MoeShape::name() const { return fmt::format("{}e{}a", m, k); }
 
 std::string MoeShape::describe() const {
-  return fmt::format("{} w={} d={} d_out={} {}{}{} {}", name(), w, d, d_out, to_string(expert), expert_bias ? "+bias" : "",
-                     router_bias ? " router_bias" : "", to_string(weighting));
+  std::string gating;
+  if (gate != Gate::softmax_selected) gating += fmt::format(" gate={}", to_string(gate));
+  if (routing == Routing::top_p) gating += fmt::format(" top_p={:.17g}", top_p);
+  if (routing == Routing::threshold) gating += fmt::format(" threshold={:.17g}", threshold);
+  return fmt::format("{} w={} d={} d_out={} {}{}{} {}{}", name(), w, d, d_out, to_string(expert), expert_bias ? "+bias" : "",
+                     router_bias ? " router_bias" : "", to_string(weighting), gating);
 }
 
 void MoeShape::validate() const {
   MOELAB_EXPECT(m >= 1 && k >= 1 && k <= m, "MoeShape: need 1 <= k <= m");
   MOELAB_EXPECT(d >= 1 && d_out >= 1 && w >= 1, "MoeShape: sizes must be positive");
   MOELAB_EXPECT(weighting != Weighting::oracle || k == 1, "MoeShape: oracle routing activates one expert (k = 1)");
+  MOELAB_EXPECT(routing == Routing::top_k || (weighting == Weighting::softmax && gate == Gate::softmax_all),
+                "MoeShape: top_p / threshold routing selects by, and weights with, the softmax over all logits (gate softmax_all)");
+  MOELAB_EXPECT(routing != Routing::top_p || (top_p > 0.0 && top_p <= 1.0), "MoeShape: top_p must lie in (0, 1]");
+  MOELAB_EXPECT(routing != Routing::threshold || (threshold >= 0.0 && threshold <= 1.0), "MoeShape: threshold must lie in [0, 1]");
+}
+
+void MoeShape::expect_device_gate(const char* who) const {
+  if ((weighting == Weighting::softmax && gate != Gate::softmax_selected) || routing != Routing::top_k)
+    throw std::invalid_argument(fmt::format("{}: the device MoE layer computes the softmax over the selected logits with top-k "
+                                            "routing only; gate {} with routing {} runs on the CPU (--backend cpu)",
+                                            who, to_string(gate), to_string(routing)));
 }
 
 ParamLayout::ParamLayout(const MoeShape& s) {
@@ -148,6 +194,44 @@ void for_each_index(std::size_t n, double flops, const std::function<void(std::s
 /// of a quick-Fig. 2 run's CPU time with it, perf); beyond, route_sample (the device's code). Both
 /// give the same experts in the same order, and the weights the same arithmetic, as route_sample.
 constexpr int kRankTopK = 64;
+/// The gate of the selected experts e[0..k) from the logits z[0..m) (header comment), replacing the
+/// softmax-over-selected weights; softmax_all also writes the probabilities of all m logits to p.
+template <class S>
+void gate_weights(const S* z, int m, int k, Gate gate, const int* e, S* g, S* p) {
+  if (gate == Gate::sigmoid) {
+    for (int r = 0; r < k; ++r) g[r] = S(1) / (S(1) + std::exp(-z[e[r]]));
+  } else if (gate == Gate::softmax_all) {
+    const S top = z[e[0]];  // the largest logit
+    S sum = 0;
+    for (int j = 0; j < m; ++j) sum += (p[j] = std::exp(z[j] - top));
+    for (int j = 0; j < m; ++j) p[j] /= sum;
+    for (int r = 0; r < k; ++r) g[r] = p[e[r]];
+  }
+}
+
+/// Adaptive routing of one input (header comment): all m experts in rank order of z (largest first,
+/// ties to the lower index, as top-k) into e, their softmax-over-all probabilities into p; returns
+/// how many are kept (1 .. cap) and writes their weights g (the p of the kept, not renormalised).
+template <class S>
+int route_adaptive(const S* z, int m, int cap, Routing routing, double top_p, double threshold, int* e, S* g, S* p) {
+  for (int j = 0; j < m; ++j) e[j] = j;
+  std::stable_sort(e, e + m, [&](int a, int b) { return z[a] > z[b]; });
+  const S top = z[e[0]];
+  S sum = 0;
+  for (int j = 0; j < m; ++j) sum += (p[j] = std::exp(z[j] - top));
+  for (int j = 0; j < m; ++j) p[j] /= sum;
+  int kept = 1;  // the top expert always
+  if (routing == Routing::top_p) {
+    // The fewest experts whose mass reaches top_p: add the next while the mass so far is short of it.
+    double mass = static_cast<double>(p[e[0]]);
+    while (kept < cap && mass < top_p) mass += static_cast<double>(p[e[kept++]]);
+  } else {
+    while (kept < cap && static_cast<double>(p[e[kept]]) >= threshold) ++kept;
+  }
+  for (int r = 0; r < kept; ++r) g[r] = p[e[r]];
+  return kept;
+}
+
 template <class S>
 void route_input(const S* z, int m, int k, hd::Weights wt, int* e, S* g) {
   if (m > kRankTopK) {
@@ -183,7 +267,40 @@ void route(const MoeModel<S>& model, const typename MoeModel<S>::Mat& X, const s
   c.slot_expert.assign(static_cast<std::size_t>(n) * k, 0);
   c.slot_weight.assign(static_cast<std::size_t>(n) * k, S(0));
   c.slot_position.assign(static_cast<std::size_t>(n) * k, 0);
-  if (s.weighting == Weighting::oracle) {
+  c.slot_begin.resize(static_cast<std::size_t>(n) + 1);
+  for (int i = 0; i <= n; ++i) c.slot_begin[static_cast<std::size_t>(i)] = i * k;
+  const bool all_probs = s.has_router() && s.weighting == Weighting::softmax && s.gate == Gate::softmax_all;
+  if (all_probs) c.probs.resize(m, n);
+  else c.probs.resize(0, 0);
+  if (s.adaptive()) {
+    // Router logits as below; each input ranks all m experts into its own m slots, then the kept
+    // slots are packed in input order (serial: defines every slot's index).
+    c.logits.resize(m, n);
+    gemm(model.router_w(model.params()), false, X, false, c.logits);
+    if (s.router_bias) c.logits.colwise() += model.router_b(model.params());
+    std::vector<int> e(static_cast<std::size_t>(n) * m), kept(static_cast<std::size_t>(n));
+    std::vector<S> g(static_cast<std::size_t>(n) * m);
+    for_each_index(static_cast<std::size_t>((n + 255) / 256), 4.0 * n * m, [&](std::size_t chunk) {
+      const int i0 = static_cast<int>(chunk) * 256, i1 = std::min(n, i0 + 256);
+      for (int i = i0; i < i1; ++i) {
+        const std::size_t base = static_cast<std::size_t>(i) * m;
+        kept[static_cast<std::size_t>(i)] = route_adaptive(c.logits.data() + static_cast<std::int64_t>(i) * m, m, k, s.routing, s.top_p,
+                                                           s.threshold, e.data() + base, g.data() + base,
+                                                           c.probs.data() + static_cast<std::int64_t>(i) * m);
+      }
+    });
+    c.slot_expert.clear(), c.slot_weight.clear();
+    for (int i = 0; i < n; ++i) {
+      c.slot_begin[static_cast<std::size_t>(i)] = static_cast<int>(c.slot_expert.size());
+      const std::size_t base = static_cast<std::size_t>(i) * m;
+      for (int r = 0; r < kept[static_cast<std::size_t>(i)]; ++r) {
+        c.slot_expert.push_back(e[base + static_cast<std::size_t>(r)]);
+        c.slot_weight.push_back(g[base + static_cast<std::size_t>(r)]);
+      }
+    }
+    c.slot_begin[static_cast<std::size_t>(n)] = static_cast<int>(c.slot_expert.size());
+    c.slot_position.assign(c.slot_expert.size(), 0);
+  } else if (s.weighting == Weighting::oracle) {
     MOELAB_EXPECT(oracle != nullptr && static_cast<int>(oracle->size()) == n, "forward: oracle routing needs one expert per input");
     for (int i = 0; i < n; ++i) {
       const int e = (*oracle)[static_cast<std::size_t>(i)];
@@ -204,9 +321,16 @@ void route(const MoeModel<S>& model, const typename MoeModel<S>::Mat& X, const s
       for (int i = i0; i < i1; ++i) {
         const std::size_t base = static_cast<std::size_t>(i) * k;
         route_input(c.logits.data() + static_cast<std::int64_t>(i) * m, m, k, wt, c.slot_expert.data() + base, c.slot_weight.data() + base);
+        if (wt == hd::Weights::softmax && s.gate != Gate::softmax_selected)
+          gate_weights(c.logits.data() + static_cast<std::int64_t>(i) * m, m, k, s.gate, c.slot_expert.data() + base,
+                       c.slot_weight.data() + base, all_probs ? c.probs.data() + static_cast<std::int64_t>(i) * m : nullptr);
       }
     });
   }
+  c.slot_input.resize(c.slot_expert.size());
+  for (int i = 0; i < n; ++i)
+    for (int sl = c.slot_begin[static_cast<std::size_t>(i)]; sl < c.slot_begin[static_cast<std::size_t>(i) + 1]; ++sl)
+      c.slot_input[static_cast<std::size_t>(sl)] = i;
   // Groups in input order (serial: defines the columns of every expert's GEMM).
   c.members.resize(static_cast<std::size_t>(m));
   for (auto& g : c.members) g.clear();  // keeps each group's capacity from step to step
@@ -227,20 +351,20 @@ void forward(const MoeModel<S>& model, const typename MoeModel<S>::Mat& X, const
   MOELAB_EXPECT(X.rows() == s.d, "forward: X must have d rows");
   route(model, X, oracle, c);
   if (s.has_router() && s.weighting == Weighting::softmax) c.input = X;  // for the router's gradient
-  const int n = c.n, k = s.k;
+  const int n = c.n;
   c.x.resize(static_cast<std::size_t>(s.m));
   c.pre.resize(static_cast<std::size_t>(s.m));
   c.out.resize(static_cast<std::size_t>(s.m));
   c.act.resize(static_cast<std::size_t>(s.m));
   const auto& theta = model.params();
-  const double expert_flops = 2.0 * n * k * static_cast<double>(model.layout().expert_size);
+  const double expert_flops = 2.0 * static_cast<double>(c.slot_expert.size()) * static_cast<double>(model.layout().expert_size);
   for_each_index(static_cast<std::size_t>(s.m), expert_flops, [&](std::size_t je) {
     const int j = static_cast<int>(je);
     const auto& mem = c.members[je];
     const auto nj = static_cast<Eigen::Index>(mem.size());
     Mat& xj = c.x[je];
     xj.resize(s.d, nj);
-    for (Eigen::Index p = 0; p < nj; ++p) xj.col(p) = X.col(mem[static_cast<std::size_t>(p)] / k);
+    for (Eigen::Index p = 0; p < nj; ++p) xj.col(p) = X.col(c.slot_input[static_cast<std::size_t>(mem[static_cast<std::size_t>(p)])]);
     Mat& out = c.out[je];
     if (s.expert == ExpertKind::mlp) {
       Mat& pre = c.pre[je];
@@ -258,14 +382,15 @@ void forward(const MoeModel<S>& model, const typename MoeModel<S>::Mat& X, const
       if (s.expert_bias) out.colwise() += model.b1(theta, j);
     }
   });
-  // Combine: each input sums its k slots in rank order.
+  // Combine: each input sums its slots in rank order.
   Y.resize(s.d_out, n);
-  for_each_index(static_cast<std::size_t>((n + 255) / 256), 2.0 * n * k * s.d_out, [&](std::size_t chunk) {
+  for_each_index(static_cast<std::size_t>((n + 255) / 256), 2.0 * static_cast<double>(c.slot_expert.size()) * s.d_out, [&](std::size_t chunk) {
     const int i0 = static_cast<int>(chunk) * 256, i1 = std::min(n, i0 + 256);
     for (int i = i0; i < i1; ++i) {
-      const std::size_t base = static_cast<std::size_t>(i) * k;
+      const auto base = static_cast<std::size_t>(c.slot_begin[static_cast<std::size_t>(i)]);
+      const int ki = c.slot_begin[static_cast<std::size_t>(i) + 1] - c.slot_begin[static_cast<std::size_t>(i)];
       Y.col(i) = c.slot_weight[base] * c.out[static_cast<std::size_t>(c.slot_expert[base])].col(c.slot_position[base]);
-      for (int r = 1; r < k; ++r)
+      for (int r = 1; r < ki; ++r)
         Y.col(i) += c.slot_weight[base + r] *
                     c.out[static_cast<std::size_t>(c.slot_expert[base + r])].col(c.slot_position[base + r]);
     }
@@ -284,14 +409,15 @@ template <class S>
 void backward(const MoeModel<S>& model, const ForwardCache<S>& c, const typename MoeModel<S>::Mat& dY, typename MoeModel<S>::Vec& grad) {
   using Mat = typename MoeModel<S>::Mat;
   const MoeShape& s = model.shape();
-  const int n = c.n, k = s.k;
+  const int n = c.n;
   MOELAB_EXPECT(dY.rows() == s.d_out && dY.cols() == n, "backward: dY must be d_out x n");
   grad.setZero(model.layout().total);
   const auto& theta = model.params();
   // dL/dg of every slot: <dY_i, E_j(x_i)>; written by the expert owning the slot.
-  std::vector<S> dg(static_cast<std::size_t>(n) * k, S(0));
+  const std::size_t slots = c.slot_expert.size();
+  std::vector<S> dg(slots, S(0));
   const bool need_dg = s.has_router() && s.weighting == Weighting::softmax;
-  const double expert_flops = 4.0 * n * k * static_cast<double>(model.layout().expert_size);
+  const double expert_flops = 4.0 * static_cast<double>(slots) * static_cast<double>(model.layout().expert_size);
   for_each_index(static_cast<std::size_t>(s.m), expert_flops, [&](std::size_t je) {
     const int j = static_cast<int>(je);
     const auto& mem = c.members[je];
@@ -300,8 +426,9 @@ void backward(const MoeModel<S>& model, const ForwardCache<S>& c, const typename
     Mat dout(s.d_out, nj);
     for (Eigen::Index p = 0; p < nj; ++p) {
       const auto slot = static_cast<std::size_t>(mem[static_cast<std::size_t>(p)]);
-      dout.col(p) = c.slot_weight[slot] * dY.col(static_cast<Eigen::Index>(slot / static_cast<std::size_t>(k)));
-      if (need_dg) dg[slot] = dY.col(static_cast<Eigen::Index>(slot / static_cast<std::size_t>(k))).dot(c.out[je].col(p));
+      const auto i = static_cast<Eigen::Index>(c.slot_input[slot]);
+      dout.col(p) = c.slot_weight[slot] * dY.col(i);
+      if (need_dg) dg[slot] = dY.col(i).dot(c.out[je].col(p));
     }
     if (s.expert == ExpertKind::mlp) {
       const Mat& pre = c.pre[je];
@@ -321,12 +448,28 @@ void backward(const MoeModel<S>& model, const ForwardCache<S>& c, const typename
     }
   });
   if (!need_dg) return;  // equal and oracle weights do not depend on the router's parameters
-  // Softmax over the selected logits: dz_r = g_r (dg_r - sum_t g_t dg_t); the other logits get 0.
   Mat dlogits = Mat::Zero(s.m, n);
   for (int i = 0; i < n; ++i) {
-    const std::size_t base = static_cast<std::size_t>(i) * k;
+    const auto base = static_cast<std::size_t>(c.slot_begin[static_cast<std::size_t>(i)]);
+    const int k = c.slot_begin[static_cast<std::size_t>(i) + 1] - c.slot_begin[static_cast<std::size_t>(i)];
+    if (s.gate == Gate::sigmoid) {
+      // g = sigmoid(z_j): dz_j = dg_j g_j (1 - g_j) on the selected logits, 0 elsewhere.
+      for (int r = 0; r < k; ++r) {
+        const S g = c.slot_weight[base + r];
+        dlogits(c.slot_expert[base + r], i) = dg[base + r] * g * (S(1) - g);
+      }
+      continue;
+    }
     S mean = 0;
     for (int r = 0; r < k; ++r) mean += c.slot_weight[base + r] * dg[base + r];
+    if (s.gate == Gate::softmax_all) {
+      // g_j = p_j over all m logits (top-k, top-p, threshold): dz_l = p_l (dg_l [l in S] - sum_{j in S} p_j dg_j),
+      // for every l: the unselected logits get a gradient through the normaliser.
+      dlogits.col(i) = -mean * c.probs.col(i);
+      for (int r = 0; r < k; ++r) dlogits(c.slot_expert[base + r], i) += c.slot_weight[base + r] * dg[base + r];
+      continue;
+    }
+    // Softmax over the selected logits: dz_r = g_r (dg_r - sum_t g_t dg_t); the other logits get 0.
     for (int r = 0; r < k; ++r) dlogits(c.slot_expert[base + r], i) = c.slot_weight[base + r] * (dg[base + r] - mean);
   }
   auto grw = model.router_w(grad);

@@ -5,11 +5,36 @@
 //     f(x) = sum_{j in S(x)} g_j(x) E_j(x),   S(x) = the k largest logits of R x (+ b_R),
 // with E_j(x) = W2_j relu(W1_j x + b1_j) + b2_j (two-layer ReLU expert of width w) or
 // E_j(x) = W_j x + b_j (linear expert), and g_j one of
-//     softmax   softmax over the k selected logits (the public teacher-student script),
+//     softmax   a gate computed from the router's logits z (the `Gate` below; default: softmax over
+//               the k selected logits, the public teacher-student script),
 //     equal     1/k (the theorems, Eq. 2.2 up to the constant),
 //     oracle    weight 1 on a given expert per input (k = 1, no router; the noisy paper's correctly
 //               routed MoE).
 // Top-k ties are broken towards the lower expert index (a measure-zero event for continuous inputs).
+//
+// Gates (Weighting::softmax; z = R x (+ b_R), S(x) the selected experts):
+//     softmax_selected  g_j = exp(z_j) / sum_{l in S} exp(z_l): renormalised over S. With k = 1 the
+//                       weight is identically 1 and the router gets no gradient.
+//     softmax_all       g_j = p_j = exp(z_j) / sum_{l = 1..m} exp(z_l), j in S, NOT renormalised: the
+//                       Switch Transformer's gate (Fedus, Zoph, Shazeer, JMLR 2022, Sec. 2.1, Eqs. 1-2:
+//                       p_i(x) = softmax over all N experts' logits, y = sum_{i in T} p_i(x) E_i(x)
+//                       with T the top-k set, k = 1 in Switch), so a top-1 router is trained through
+//                       p_i of its selected expert.
+//     sigmoid           g_j = 1 / (1 + exp(-z_j)), j in S: each selected expert gated independently.
+// Routing (which experts form S):
+//     top_k      the k largest logits (every gate; the softmax and the sigmoid are increasing, so the
+//                set is the same under each).
+//     top_p      adaptive: the fewest experts, in decreasing p, whose softmax-over-all mass reaches
+//                top_p (at least 1, at most k: set k = m for no cap): the selection rule of top-p
+//                ("dynamic") routing, Huang et al., "Harder Tasks Need More Experts: Dynamic Routing in
+//                MoE Models", ACL 2024. Weights: the selected p_j NOT renormalised, the Switch gate's
+//                convention (so the gate is softmax_all; the router gets a gradient at any |S|, and a
+//                confident router, mass near 1 on few experts, gives weights near those of a
+//                renormalised gate). We chose it; we did not check which convention that paper's
+//                code uses.
+//     threshold  adaptive: every expert with p_j >= threshold (at least the top one, at most k); the
+//                weights the selected p_j, not renormalised (as top_p).
+// The selection is piecewise constant in the parameters; backward differentiates the weights only.
 //
 // All parameters live in one flat Eigen vector (layout below) so that the optimizer, the
 // checkpoint and the finite-difference tests see one array; the accessors are Eigen::Maps into it.
@@ -37,9 +62,19 @@ namespace moelab::moe {
 
 enum class Weighting { softmax, equal, oracle };
 enum class ExpertKind { linear, mlp };
+/// The gate of Weighting::softmax (header comment): which function of the logits weights S(x).
+enum class Gate { softmax_selected, softmax_all, sigmoid };
+/// How S(x) is chosen (header comment): a fixed k, or adaptive per input.
+enum class Routing { top_k, top_p, threshold };
 
 const char* to_string(Weighting w);
 const char* to_string(ExpertKind e);
+const char* to_string(Gate g);
+const char* to_string(Routing r);
+/// The gate / routing named `name` ("softmax_selected", "softmax_all", "sigmoid"; "top_k", "top_p",
+/// "threshold"); false when no such name.
+bool parse_gate(const std::string& name, Gate& out);
+bool parse_routing(const std::string& name, Routing& out);
 
 /// The architecture of one MoE layer.
 struct MoeShape {
@@ -52,15 +87,26 @@ struct MoeShape {
   bool expert_bias = false;  // biases in the experts' layers (the granularity paper: none)
   bool router_bias = false;  // a trainable bias on the routing logits (granularity Fig. 3)
   Weighting weighting = Weighting::softmax;
+  Gate gate = Gate::softmax_selected;  // used with Weighting::softmax and a router
+  Routing routing = Routing::top_k;    // top_p / threshold: Weighting::softmax, Gate::softmax_all
+  double top_p = 1.0;                  // Routing::top_p: the mass to reach, in (0, 1]
+  double threshold = 0.0;              // Routing::threshold: the least probability kept, in [0, 1]
 
   /// The router exists unless routing is given (oracle) or there is one expert.
   bool has_router() const { return weighting != Weighting::oracle && m > 1; }
+  /// The number of selected experts varies per input (top_p / threshold with a router).
+  bool adaptive() const { return routing != Routing::top_k && has_router(); }
   /// "16e8a" (the granularity paper's shorthand).
   std::string name() const;
-  /// "16e8a w=32 d=256 mlp softmax" (everything that defines the architecture).
+  /// "16e8a w=32 d=256 mlp softmax" (everything that defines the architecture; a gate or routing
+  /// other than the defaults is appended, so the default's string is unchanged).
   std::string describe() const;
-  /// Internal consistency (1 <= k <= m, oracle needs k = 1, positive sizes); MOELAB_EXPECT.
+  /// Internal consistency (1 <= k <= m, oracle needs k = 1, positive sizes, adaptive routing needs the
+  /// softmax_all gate and top_p in (0, 1] / threshold in [0, 1]); MOELAB_EXPECT.
   void validate() const;
+  /// Throws (MOELAB_EXPECT, naming `who`) unless the layer is one the device path computes: the
+  /// default gate (softmax over the selected logits, or equal / oracle weights) and top-k routing.
+  void expect_device_gate(const char* who) const;
 };
 
 /// Offsets into the flat parameter vector:
@@ -148,10 +194,17 @@ struct ForwardCache {
   int n = 0;
   Mat input;                             // X, kept when the router has a gradient (softmax weights)
   Mat logits;                            // m x n (empty without a router)
-  std::vector<int> slot_expert;          // n * k: expert of slot s of input i (rank order)
-  std::vector<int> slot_position;        // n * k: its column in that expert's group
-  std::vector<S> slot_weight;            // n * k: g
-  std::vector<std::vector<int>> members; // per expert: the slots (i * k + s) routed to it, in input order
+  Mat probs;                             // m x n: softmax over all logits (softmax_all gate only)
+  // Slots: input i owns slots slot_begin[i] .. slot_begin[i + 1] - 1 (rank order); with top-k
+  // routing slot_begin[i] = i k, so slot s = i k + r as before.
+  std::vector<int> slot_begin;           // n + 1
+  std::vector<int> slot_input;           // per slot: its input i
+  std::vector<int> slot_expert;          // per slot: its expert (rank order within the input)
+  std::vector<int> slot_position;        // per slot: its column in that expert's group
+  std::vector<S> slot_weight;            // per slot: g
+  /// The mean number of active experts per input over the batch (k for top-k routing).
+  double mean_k() const { return n > 0 ? static_cast<double>(slot_expert.size()) / n : 0.0; }
+  std::vector<std::vector<int>> members; // per expert: the slots routed to it, in input order
   std::vector<Mat> x;                    // per expert: gathered inputs (d x n_j)
   std::vector<Mat> pre;                  // per expert: pre-activations W1 x + b1 (w x n_j; MLP only)
   std::vector<Mat> act;                  // per expert: relu(pre) (w x n_j; MLP only)

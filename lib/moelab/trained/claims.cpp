@@ -1,5 +1,6 @@
 // Claims of the trained topic (theory measured on trained MoEs): the generalization gap
-// against Theorem 1 (claims_gap.cpp), k* on a compositional task (claims_kstar.cpp), the scaling
+// against Theorem 1 (claims_gap.cpp), k* on a compositional task (claims_kstar.cpp), inference-time k
+// (claims_inference_k.cpp), the scaling
 // paper's rate in N_act (claims_scaling.cpp). docs/trained.md gives the measured verdicts.
 #include "moelab/claims/claim.hpp"
 #include "moelab/trained/detail/claim_support.hpp"
@@ -21,6 +22,11 @@ void register_claims(claims::Registry& r) {
          "The optimal number of activated experts grows with task complexity: the advantage of k = 8 over k = 1 (of 8 "
          "experts) grows with the number M of composed rules.",
          claims::ClaimKind::inequality, detail::kstar_grows_with_M});
+  r.add({"trained.inference_k.more_experts_help", "compositional, Sec. 3.2.1 and Tables 1-2 (Skill-Mix, inference-time experts per token)",
+         "Activating more experts per token at inference, without additional training, improves compositional "
+         "generalisation on harder tasks: a model trained at k0 = 2 of 8 experts, evaluated at k = 4, is not less accurate "
+         "on held-out rule combinations (M = 3) than at k0.",
+         claims::ClaimKind::inequality, detail::inference_k_helps});
   r.add({"trained.scaling.active_rate", "scaling, Theorem 4.3 (N^(-beta/d)) on trained students",
          "The loss of trained MoE students falls with the active parameter count at least as fast as N_act^(-2 beta/d) (the "
          "squared approximation rate).",

@@ -158,13 +158,29 @@ void CompositionalSpec::validate() const {
   MOELAB_EXPECT(train_size >= 1 && test_size >= 1 && steps >= 1 && batch >= 1 && lr > 0.0, "CompositionalSpec: budget");
 }
 
+namespace {
+
+/// `model` with k active experts (the parameters do not depend on k: ParamLayout has no k).
+Model with_k(const Model& model, int k) {
+  moe::MoeShape s = model.shape();
+  s.k = k;
+  Model out(s);
+  out.params() = model.params();
+  return out;
+}
+
+}  // namespace
+
 CompositionalTask make_task(const CompositionalSpec& s, const RngKey& key) {
   return CompositionalTask(s.R, s.V, s.M, s.rows, s.ood_fraction, key.with("task").with("rules").seed(),
                            key.with("task").with("split").seed());
 }
 
-CompositionalRun run_compositional_trial(const CompositionalSpec& spec, const RngKey& key, std::int64_t trial) {
+CompositionalRun run_compositional_trial(const CompositionalSpec& spec, const RngKey& key, std::int64_t trial,
+                                         const std::vector<int>& eval_ks) {
   spec.validate();
+  for (int k : eval_ks) MOELAB_EXPECT(k >= 1 && k <= spec.T, "run_compositional_trial: eval k in 1..T");
+  MOELAB_EXPECT(eval_ks.empty() || spec.gating.routing == moe::Routing::top_k, "run_compositional_trial: eval k needs top-k routing");
   const CompositionalTask task = make_task(spec, key);
   const std::uint64_t data = key.with("data", trial).seed();
   const auto train = task.draw(spec.train_size, data, StreamTag::moe_train_data, false);
@@ -177,6 +193,7 @@ CompositionalRun run_compositional_trial(const CompositionalSpec& spec, const Rn
   shape.expert_bias = true;
   shape.router_bias = false;
   shape.weighting = moe::Weighting::softmax;
+  spec.gating.apply(shape);
   Model model(shape);
   const std::uint64_t mseed = key.with("model", trial).seed();
   moe::init_pytorch(model, mseed);
@@ -189,13 +206,29 @@ CompositionalRun run_compositional_trial(const CompositionalSpec& spec, const Rn
   r.train_accuracy = accuracy(predict(model, train.X), train.labels, task.M(), task.V()).exact;
   const auto id = accuracy(predict(model, test.X), test.labels, task.M(), task.V());
   r.id_accuracy = id.exact, r.id_head_accuracy = id.per_head;
+  r.mean_k = mean_active_experts(model, test.X);
+  CompositionalTask::Data ood;
   if (has_ood) {
     // OOD test problems: their own seed, key.with("ood_data", trial).
-    const auto ood = task.draw(spec.test_size, key.with("ood_data", trial).seed(), StreamTag::moe_test_data, true);
+    ood = task.draw(spec.test_size, key.with("ood_data", trial).seed(), StreamTag::moe_test_data, true);
     const auto a = accuracy(predict(model, ood.X), ood.labels, task.M(), task.V());
     r.ood_accuracy = a.exact, r.ood_head_accuracy = a.per_head;
   } else {
     r.ood_accuracy = r.ood_head_accuracy = std::numeric_limits<double>::quiet_NaN();
+  }
+  for (int k : eval_ks) {
+    const Model at = with_k(model, k);
+    AtK e;
+    e.k = k;
+    const auto a = accuracy(predict(at, test.X), test.labels, task.M(), task.V());
+    e.id_accuracy = a.exact, e.id_head_accuracy = a.per_head;
+    if (has_ood) {
+      const auto o = accuracy(predict(at, ood.X), ood.labels, task.M(), task.V());
+      e.ood_accuracy = o.exact, e.ood_head_accuracy = o.per_head;
+    } else {
+      e.ood_accuracy = e.ood_head_accuracy = std::numeric_limits<double>::quiet_NaN();
+    }
+    r.at_k.push_back(e);
   }
   double b = 0.0;
   for (const auto& p : test.problems) b += task.bayes_correct(p);

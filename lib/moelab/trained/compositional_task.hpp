@@ -111,7 +111,16 @@ struct CompositionalSpec {
   std::int64_t batch = 128;
   double lr = 3e-3;
   double weight_decay = 0.0;
+  Gating gating;                     // gate and routing of the layer (default: softmax over the selected, top-k)
   void validate() const;
+};
+
+/// Accuracies of a trained model evaluated with another number of active experts (the inference-time
+/// k of the compositional paper's Sec. 3.2, Tables 1-2: the trained router's k largest logits, the
+/// trained gate over them; the parameters unchanged).
+struct AtK {
+  int k = 0;
+  double id_accuracy = 0.0, ood_accuracy = 0.0, id_head_accuracy = 0.0, ood_head_accuracy = 0.0;
 };
 
 struct CompositionalRun {
@@ -120,12 +129,16 @@ struct CompositionalRun {
   double train_accuracy = 0.0;
   double bayes_id = 0.0;        // Bayes ceiling on the ID test set
   double final_train_loss = 0.0;
+  double mean_k = 0.0;          // mean active experts per ID test problem (k under top-k routing)
+  std::vector<AtK> at_k;        // one per eval k asked for (top-k routing only)
 };
 
 /// One run: the task (rules, split) from key.with("task") (shared by every trial and every k of one
 /// point, so the k compare on one task), the training and test data from key.with("data", trial), the
-/// model from key.with("model", trial).
-CompositionalRun run_compositional_trial(const CompositionalSpec& spec, const RngKey& key, std::int64_t trial);
+/// model from key.with("model", trial). `eval_ks`: after training at spec.k, the same model is also
+/// evaluated at each of these k (1..T; top-k routing), on the same ID and OOD test problems.
+CompositionalRun run_compositional_trial(const CompositionalSpec& spec, const RngKey& key, std::int64_t trial,
+                                         const std::vector<int>& eval_ks = {});
 
 /// The task the run uses.
 CompositionalTask make_task(const CompositionalSpec& spec, const RngKey& key);

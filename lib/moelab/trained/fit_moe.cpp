@@ -3,6 +3,7 @@
 #include "moelab/core/interrupt.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <functional>
 #include <numeric>
@@ -137,6 +138,23 @@ std::vector<std::uint64_t> router_masks(const Model& model, const Mat& X) {
   MOELAB_EXPECT(s.m <= 64, "router_masks: at most 64 experts");
   std::vector<std::uint64_t> masks(static_cast<std::size_t>(X.cols()), 1u);
   if (!s.has_router()) return masks;
+  if (s.adaptive()) {
+    // The selection varies per input: read it from the forward pass, in chunks.
+    constexpr Eigen::Index kChunk = 4096;
+    moe::ForwardCache<double> cache;
+    Mat Y;
+    for (Eigen::Index i0 = 0; i0 < X.cols(); i0 += kChunk) {
+      const Eigen::Index n = std::min(kChunk, X.cols() - i0);
+      moe::forward(model, Mat(X.middleCols(i0, n)), nullptr, cache, Y);
+      for (Eigen::Index i = 0; i < n; ++i) {
+        std::uint64_t m = 0;
+        for (int sl = cache.slot_begin[static_cast<std::size_t>(i)]; sl < cache.slot_begin[static_cast<std::size_t>(i) + 1]; ++sl)
+          m |= std::uint64_t{1} << cache.slot_expert[static_cast<std::size_t>(sl)];
+        masks[static_cast<std::size_t>(i0 + i)] = m;
+      }
+    }
+    return masks;
+  }
   Mat logits = model.router_w(model.params()) * X;
   if (s.router_bias) logits.colwise() += Eigen::VectorXd(model.router_b(model.params()));
   std::vector<int> idx(static_cast<std::size_t>(s.m));
@@ -151,6 +169,14 @@ std::vector<std::uint64_t> router_masks(const Model& model, const Mat& X) {
     masks[static_cast<std::size_t>(i)] = m;
   }
   return masks;
+}
+
+double mean_active_experts(const Model& model, const Mat& X) {
+  if (!model.shape().adaptive()) return X.cols() > 0 ? (model.shape().has_router() ? model.shape().k : 1.0) : 0.0;
+  const auto masks = router_masks(model, X);
+  double total = 0.0;
+  for (auto m : masks) total += static_cast<double>(std::popcount(m));
+  return masks.empty() ? 0.0 : total / static_cast<double>(masks.size());
 }
 
 Mat predict(const Model& model, const Mat& X) {

@@ -23,6 +23,16 @@ namespace moelab::trained {
 using Model = moe::MoeModel<double>;
 using Mat = Eigen::MatrixXd;
 
+/// The gate and routing of a trained study's MoE (moe_model.hpp's Gate / Routing; defaults: the
+/// softmax over the selected logits, top-k). With top_p / threshold routing the shape's k is the most
+/// experts an input may use (k = T: no cap).
+struct Gating {
+  moe::Gate gate = moe::Gate::softmax_selected;
+  moe::Routing routing = moe::Routing::top_k;
+  double top_p = 1.0, threshold = 0.0;
+  void apply(moe::MoeShape& s) const { s.gate = gate, s.routing = routing, s.top_p = top_p, s.threshold = threshold; }
+};
+
 /// Training loops poll for SIGINT/SIGTERM (core/interrupt.hpp) every this many optimizer steps: a
 /// step of the shipped sizes takes well under 10 ms, so a run stops within a second of the signal.
 inline constexpr std::int64_t kPollSteps = 16;
@@ -59,8 +69,13 @@ struct Accuracy {
 Accuracy accuracy(const Mat& Y, std::span<const int> labels, int heads, int classes);
 
 /// The top-k mask of every column of X under the model's router, as a bit set over experts (rank
-/// order ignored), T <= 64. Without a router (m = 1) every mask is 1.
+/// order ignored), T <= 64 (under top_p / threshold routing: the adaptive selection, from
+/// moe::forward). Without a router (m = 1) every mask is 1.
 std::vector<std::uint64_t> router_masks(const Model& model, const Mat& X);
+
+/// The mean number of active experts per column of X (k under top-k routing; per-input under top_p /
+/// threshold routing).
+double mean_active_experts(const Model& model, const Mat& X);
 
 /// Model outputs in chunks (evaluation of large sets without a large cache).
 Mat predict(const Model& model, const Mat& X);

@@ -62,7 +62,9 @@ GapRun run_gap_trial(const GapSpec& spec, const RngKey& key, std::int64_t trial)
   const Mat Y = labels(teacher, X, spec.noise, noise, StreamTag::moe_train_data);
   const Mat Yt = labels(teacher, Xt, spec.noise, noise, StreamTag::moe_test_data);
 
-  Model student(linear_shape(spec.T, spec.k, spec.d));
+  moe::MoeShape sshape = linear_shape(spec.T, spec.k, spec.d);
+  spec.gating.apply(sshape);
+  Model student(sshape);
   const std::uint64_t sseed = key.with("student", trial).seed();
   moe::init_pytorch(student, sseed);
   FitConfig cfg;
@@ -73,6 +75,7 @@ GapRun run_gap_trial(const GapSpec& spec, const RngKey& key, std::int64_t trial)
   const auto train = evaluate_losses(student, X, Y), test = evaluate_losses(student, Xt, Yt);
   r.train_loss = train.bounded, r.train_mse = train.mse;
   r.test_loss = test.bounded, r.test_mse = test.mse;
+  r.mean_k = mean_active_experts(student, Xt);
   for (int j = 0; j < spec.T; ++j) r.expert_norm = std::max(r.expert_norm, student.w1(student.params(), j).norm());
   if (student.shape().has_router()) r.router_norm = student.router_w(student.params()).rowwise().norm().maxCoeff();
   const RandomStream signs(key.with("signs", trial).seed(), StreamTag::bounds, 0);

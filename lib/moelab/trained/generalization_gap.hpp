@@ -25,6 +25,7 @@
 #include "moelab/bounds/generalization.hpp"
 #include "moelab/core/keys.hpp"
 #include "moelab/moe/moe_model.hpp"
+#include "moelab/trained/fit_moe.hpp"
 
 namespace moelab::trained {
 
@@ -39,6 +40,7 @@ struct GapSpec {
   std::int64_t batch = 64;
   double lr = 1e-2;
   std::int64_t rademacher_draws = 200;  // sign vectors per Rademacher estimate
+  Gating gating;                    // the student's gate and routing (the teacher keeps the defaults)
   void validate() const;
 };
 
@@ -48,6 +50,7 @@ struct GapRun {
   double expert_norm = 0.0, router_norm = 0.0;  // B_E, B_R
   double expert_rademacher = 0.0;               // R(H, S), S = the training inputs
   double router_rademacher = 0.0;               // R of the router's logit class on S
+  double mean_k = 0.0;                          // mean active experts per test point (k under top-k)
   double gap() const { return test_loss - train_loss; }
   double mse_gap() const { return test_mse - train_mse; }
 };

@@ -41,7 +41,11 @@ moe::MoeShape mlp_shape(int E, int k, int w, int d) {
 }  // namespace
 
 moe::MoeShape ScalingSpec::teacher() const { return mlp_shape(teacher_E, teacher_k, teacher_w, d); }
-moe::MoeShape ScalingSpec::student() const { return mlp_shape(E, k, w, d); }
+moe::MoeShape ScalingSpec::student() const {
+  moe::MoeShape s = mlp_shape(E, k, w, d);
+  gating.apply(s);
+  return s;
+}
 
 ScalingSpec at_axis(ScalingSpec s, ScalingAxis axis, std::int64_t v) {
   switch (axis) {
@@ -91,6 +95,7 @@ ScalingRun run_scaling_trial(const ScalingSpec& spec, const RngKey& key, std::in
   }
   r.nmse = ts.test_nmse();
   r.trained = routing_usage(router_masks(ts.student(), X));
+  r.mean_k = mean_active_experts(ts.student(), X);
   return r;
 }
 

@@ -30,6 +30,7 @@
 
 #include "moelab/core/keys.hpp"
 #include "moelab/moe/moe_model.hpp"
+#include "moelab/trained/fit_moe.hpp"
 
 namespace moelab::trained {
 
@@ -44,6 +45,7 @@ struct ScalingSpec {
   std::int64_t train_size = 0;                        // 0: online (the active and experts axes)
   std::int64_t test_size = 4096;
   double lr = 1e-2;
+  Gating gating;  // the student's gate and routing (the teacher keeps the defaults)
   void validate() const;
   moe::MoeShape teacher() const;
   moe::MoeShape student() const;
@@ -62,6 +64,7 @@ RoutingUsage routing_usage(const std::vector<std::uint64_t>& masks);
 struct ScalingRun {
   double nmse = 0.0;
   double init_nmse = 0.0;
+  double mean_k = 0.0;  // mean active experts per test input after training (k under top-k)
   RoutingUsage trained, initial;
 };
 

@@ -4,6 +4,8 @@
 //                               one trial = one training run (seed);
 //   trained.compositional_kstar ID / OOD accuracy of T = 8-expert MoEs over k on an SRAVEN-like task
 //                               of M rules, best k per M beside the sparsity topic's k*;
+//   trained.inference_k         models trained at k0 evaluated at every k (the compositional paper's
+//                               Tables 1-2, inference-time experts per token);
 //   trained.scaling             loss vs N_act, D or E with a fitted power law, and routing-pattern
 //                               usage of the trained router.
 #include <algorithm>
@@ -34,6 +36,53 @@ namespace {
 
 double se_or_zero(const Welford& w) { return w.count() > 1 ? w.standard_error() : 0.0; }
 
+// ---- the layer's gate and routing, shared by every study here ----
+
+std::vector<ParamDecl> gating_params() {
+  return {
+      choice("params.gate", {"softmax_selected", "softmax_all", "sigmoid"},
+             "gate of the MoE layer: softmax over the k selected logits (the compositional paper's Eq. 2), softmax over all "
+             "logits then the top-k probabilities unrenormalised (Switch; trains a top-1 router), or sigmoid of each selected "
+             "logit")
+          .or_default("softmax_selected"),
+      choice("params.routing", {"top_k", "top_p", "threshold"},
+             "expert selection: the k largest logits, or adaptive per input (top_p: fewest experts whose softmax mass reaches "
+             "top_p; threshold: every expert with probability >= threshold; both at most k, need gate = softmax_all)")
+          .or_default("top_k"),
+      real("params.top_p", "routing top_p: the softmax mass to reach, in (0, 1]").positive().at_most(1.0).optional(),
+      real("params.threshold", "routing threshold: the least softmax probability kept, in [0, 1]").in(0.0, 1.0).optional(),
+  };
+}
+
+std::vector<ParamDecl> with_gating(std::vector<ParamDecl> params) {
+  for (auto& d : gating_params()) params.push_back(std::move(d));
+  return params;
+}
+
+/// The gate and routing of a point; a key that does not fit the routing is refused by name.
+Gating read_gating(const PointParams& p) {
+  Gating g;
+  const std::string gate = p.text("params.gate"), routing = p.text("params.routing");
+  if (!moe::parse_gate(gate, g.gate)) p.fail("params.gate", fmt::format("unknown gate '{}'", gate));
+  if (!moe::parse_routing(routing, g.routing)) p.fail("params.routing", fmt::format("unknown routing '{}'", routing));
+  if (g.routing != moe::Routing::top_k && g.gate != moe::Gate::softmax_all)
+    p.fail("params.gate", fmt::format("routing = {} selects by, and weights with, the softmax over all logits: set gate = "
+                                      "\"softmax_all\" (got \"{}\")", routing, gate));
+  if (g.routing == moe::Routing::top_p) {
+    if (!p.has("params.top_p")) p.fail("params.top_p", "routing = top_p needs top_p (the mass to reach, in (0, 1])");
+    g.top_p = p.real("params.top_p");
+  } else if (p.has("params.top_p")) {
+    p.fail("params.top_p", fmt::format("top_p is used only with routing = top_p (routing is {})", routing));
+  }
+  if (g.routing == moe::Routing::threshold) {
+    if (!p.has("params.threshold")) p.fail("params.threshold", "routing = threshold needs threshold (in [0, 1])");
+    g.threshold = p.real("params.threshold");
+  } else if (p.has("params.threshold")) {
+    p.fail("params.threshold", fmt::format("threshold is used only with routing = threshold (routing is {})", routing));
+  }
+  return g;
+}
+
 // ---- trained.generalization_gap ----
 
 StudyDef gap_study() {
@@ -58,6 +107,7 @@ StudyDef gap_study() {
       real("params.lr", "AdamW learning rate").positive().below(10.0).or_default(1e-2),
       integer("params.rademacher_draws", "sign vectors per Rademacher estimate").in(2, 1 << 20).or_default(200),
   };
+  d.params = with_gating(std::move(d.params));
   d.columns = {
       {"d", "input dimension"},
       {"T", "student experts"},
@@ -83,6 +133,7 @@ StudyDef gap_study() {
       {"bound_eq17", "Theorem 1 with Eq. 17's exact log C(T, k)"},
       {"bound_derived", "the derived form (docs/bounds.md)"},
       {"bound_over_gap", "bound_eq17 / gap_mean (how far the tightest printed form exceeds the measured gap)"},
+      {"mean_k", "mean active experts per test point of the trained student, mean over seeds (k under top-k routing)"},
       {"trials", "training runs (seeds)"},
   };
   return define_trial_study<GapSpec, GapRun>(
@@ -101,6 +152,7 @@ StudyDef gap_study() {
         s.batch = p.integer("params.batch");
         s.lr = p.real("params.lr");
         s.rademacher_draws = p.integer("params.rademacher_draws");
+        s.gating = read_gating(p);
         if (s.teacher_k > s.teacher_T)
           p.fail("params.teacher_k", fmt::format("teacher_k = {} exceeds teacher_T = {}", s.teacher_k, s.teacher_T));
         if (s.k > s.T) p.fail("params.k", fmt::format("k = {} exceeds T = {}", s.k, s.T));
@@ -108,9 +160,9 @@ StudyDef gap_study() {
       },
       [](const GapSpec& s, const RunContext& ctx, std::int64_t t) { return run_gap_trial(s, ctx.key, t); },
       [](const GapSpec& s, std::span<const GapRun> runs, const RunContext& ctx, RowSink& rows) {
-        Welford tr, te, gap, mgap, bn, rr, ro;
+        Welford tr, te, gap, mgap, bn, rr, ro, mk;
         for (const auto& r : runs) {
-          tr.add(r.train_loss), te.add(r.test_loss), gap.add(r.gap()), mgap.add(r.mse_gap());
+          tr.add(r.train_loss), te.add(r.test_loss), gap.add(r.gap()), mgap.add(r.mse_gap()), mk.add(r.mean_k);
           bn.add(r.expert_norm), rr.add(r.expert_rademacher), ro.add(r.router_rademacher);
         }
         const auto ci = t_interval(gap, 0.95);
@@ -141,11 +193,64 @@ StudyDef gap_study() {
             .set("bound_eq17", eq17.total)
             .set("bound_derived", derived.total)
             .set("bound_over_gap", eq17.total / gap.mean())
+            .set("mean_k", mk.mean())
             .set("trials", ctx.trials);
       });
 }
 
 // ---- trained.compositional_kstar ----
+
+/// The task, model and budget keys shared by trained.compositional_kstar and trained.inference_k
+/// (everything but the k compared), validated with messages naming the key.
+CompositionalSpec read_task(const PointParams& p) {
+  CompositionalSpec s;
+  s.M = p.small("params.M");
+  s.R = p.small("params.R");
+  s.V = p.small("params.V");
+  s.rows = p.small("params.rows");
+  s.ood_fraction = p.real("params.ood_fraction");
+  s.T = p.small("params.T");
+  s.width = p.small("params.width");
+  s.train_size = p.integer("params.train_size");
+  s.test_size = p.integer("params.test_size");
+  s.steps = p.integer("params.steps");
+  s.batch = p.integer("params.batch");
+  s.lr = p.real("params.lr");
+  s.weight_decay = p.real("params.weight_decay");
+  if (s.R > s.V * s.V * s.V) p.fail("params.R", fmt::format("R = {} exceeds the V^3 = {} affine rules", s.R, s.V * s.V * s.V));
+  if (s.M > 1 && s.ood_fraction > 0.0 && std::pow(static_cast<double>(s.R), s.M) < 4.0)
+    p.fail("params.R", "fewer than 4 rule combinations: nothing to split into ID and OOD");
+  // Over 2^20 tuples the split is not enumerated (compositional_task.cpp) and problems of a side
+  // are found by rejection: a side under 1e-4 of the tuples would take ~10^4 draws per problem.
+  if (s.M > 1 && s.ood_fraction > 0.0 && std::pow(static_cast<double>(s.R), s.M) > static_cast<double>(1 << 20) &&
+      (s.ood_fraction < 1e-4 || s.ood_fraction > 1.0 - 1e-4))
+    p.fail("params.ood_fraction", fmt::format("{} holds out too few (or too many) of the R^M = {:g} rule combinations to "
+                                              "sample both sides; use 0 (no OOD split) or a value in [1e-4, 1 - 1e-4]",
+                                              s.ood_fraction, std::pow(static_cast<double>(s.R), s.M)));
+  if (static_cast<double>(s.M) * (3 * s.rows - 1) * s.V > 1e6) p.fail("params.M", "input dimension M (3 rows - 1) V above 1e6");
+  s.gating = read_gating(p);
+  return s;
+}
+
+/// The parameters of the task, the model and the training (trained.compositional_kstar's, without k).
+std::vector<ParamDecl> task_params() {
+  return {
+      integer("params.M", "rules composed per problem (features per panel), 1..16").in(1, 16),
+      integer("params.R", "rules to draw from (the paper: 8)").in(1, 4096).or_default(8),
+      integer("params.V", "values per panel entry (Z_V)").in(2, 64).or_default(5),
+      integer("params.rows", "rows of the grid (the last one is queried; the paper: 3)").in(2, 16).or_default(3),
+      real("params.ood_fraction", "fraction of rule combinations held out as OOD (the paper: 0.25)").nonnegative().below(1.0).or_default(0.25),
+      integer("params.T", "experts (the paper: 8)").in(1, 64).or_default(8),
+      integer("params.width", "hidden width of each ReLU expert").in(1, 1 << 14).or_default(32),
+      integer("params.train_size", "ID training problems").in(1, 1 << 24).unit("problems"),
+      integer("params.test_size", "ID and OOD test problems (each)").in(1, 1 << 24).or_default(2048).unit("problems"),
+      integer("params.steps", "AdamW steps (cosine decay)").in(1, 1 << 24),
+      integer("params.batch", "problems per step").in(1, 1 << 20).or_default(128),
+      real("params.lr", "AdamW learning rate").positive().below(10.0).or_default(3e-3),
+      real("params.weight_decay", "AdamW decoupled weight decay").nonnegative().or_default(0.0),
+  };
+}
+
 
 struct KStarPoint {
   CompositionalSpec spec;
@@ -180,6 +285,7 @@ StudyDef compositional_study() {
       real("params.kstar_b", "constant b of E_est (sparsity topic)").positive().or_default(1.0),
       real("params.kstar_d_N", "router base Natarajan dimension d_N for the k* forms").positive().or_default(1.0),
   };
+  d.params = with_gating(std::move(d.params));
   d.columns = {
       {"M", "rules composed per problem"},
       {"R", "rules"},
@@ -200,6 +306,7 @@ StudyDef compositional_study() {
       {"best_k_ood", "the k with the largest OOD accuracy (-1 for M = 1)"},
       {"kstar_definition5", "integer k* of a M^2/k + b sqrt(M k d_N log(T/k)/m), Definition 5 (sparsity topic)"},
       {"kstar_theorem1", "integer k* with Theorem 1's k-term as E_est (sparsity topic, form theorem1)"},
+      {"mean_k", "mean active experts per ID test problem, mean over seeds (k under top-k; under top_p / threshold k is the cap)"},
       {"trials", "training runs per k"},
   };
   auto def = define_study<KStarPoint>(
@@ -207,38 +314,15 @@ StudyDef compositional_study() {
       [](const PointParams& p) {
         KStarPoint pt;
         auto& s = pt.spec;
-        s.M = p.small("params.M");
-        s.R = p.small("params.R");
-        s.V = p.small("params.V");
-        s.rows = p.small("params.rows");
-        s.ood_fraction = p.real("params.ood_fraction");
-        s.T = p.small("params.T");
-        s.width = p.small("params.width");
-        s.train_size = p.integer("params.train_size");
-        s.test_size = p.integer("params.test_size");
-        s.steps = p.integer("params.steps");
-        s.batch = p.integer("params.batch");
-        s.lr = p.real("params.lr");
-        s.weight_decay = p.real("params.weight_decay");
+        s = read_task(p);
         pt.a = p.real("params.kstar_a");
         pt.b = p.real("params.kstar_b");
         pt.d_N = p.real("params.kstar_d_N");
-        if (s.R > s.V * s.V * s.V) p.fail("params.R", fmt::format("R = {} exceeds the V^3 = {} affine rules", s.R, s.V * s.V * s.V));
-        if (s.M > 1 && s.ood_fraction > 0.0 && std::pow(static_cast<double>(s.R), s.M) < 4.0)
-          p.fail("params.R", "fewer than 4 rule combinations: nothing to split into ID and OOD");
-        // Over 2^20 tuples the split is not enumerated (compositional_task.cpp) and problems of a side
-        // are found by rejection: a side under 1e-4 of the tuples would take ~10^4 draws per problem.
-        if (s.M > 1 && s.ood_fraction > 0.0 && std::pow(static_cast<double>(s.R), s.M) > static_cast<double>(1 << 20) &&
-            (s.ood_fraction < 1e-4 || s.ood_fraction > 1.0 - 1e-4))
-          p.fail("params.ood_fraction", fmt::format("{} holds out too few (or too many) of the R^M = {:g} rule combinations to "
-                                                    "sample both sides; use 0 (no OOD split) or a value in [1e-4, 1 - 1e-4]",
-                                                    s.ood_fraction, std::pow(static_cast<double>(s.R), s.M)));
         for (auto k : p.integer_list("params.k_list")) {
           if (k < 1 || k > s.T) p.fail("params.k_list", fmt::format("k = {} outside 1..T = {}", k, s.T));
           pt.ks.push_back(static_cast<int>(k));
         }
         if (pt.ks.empty()) p.fail("params.k_list", "give at least one k");
-        if (static_cast<double>(s.M) * (3 * s.rows - 1) * s.V > 1e6) p.fail("params.M", "input dimension M (3 rows - 1) V above 1e6");
         return pt;
       },
       [](const KStarPoint& pt, const RunContext& ctx, RowSink& rows) {
@@ -250,9 +334,10 @@ StudyDef compositional_study() {
           ctx.advance();
           return r;
         });
-        std::vector<Welford> id(nk), ood(nk), idh(nk), oodh(nk), tr(nk), bay(nk);
+        std::vector<Welford> id(nk), ood(nk), idh(nk), oodh(nk), tr(nk), bay(nk), mk(nk);
         for (std::size_t i = 0; i < runs.size(); ++i) {
           const auto j = i / seeds;
+          mk[j].add(runs[i].mean_k);
           id[j].add(runs[i].id_accuracy), ood[j].add(runs[i].ood_accuracy), idh[j].add(runs[i].id_head_accuracy);
           oodh[j].add(runs[i].ood_head_accuracy), tr[j].add(runs[i].train_accuracy), bay[j].add(runs[i].bayes_id);
         }
@@ -287,6 +372,7 @@ StudyDef compositional_study() {
               .set("best_k_ood", has_ood ? pt.ks[best_ood] : -1)
               .set("kstar_definition5", k_def5)
               .set("kstar_theorem1", k_thm1)
+              .set("mean_k", mk[j].mean())
               .set("trials", ctx.trials);
       },
       [](const KStarPoint& pt, std::int64_t trials) { return pt.ks.size() * static_cast<std::size_t>(trials); });
@@ -298,6 +384,140 @@ StudyDef compositional_study() {
     const double bytes = num_threads() * (data + 8.0 * 4.0 * params + 8.0 * s.batch * (din + 4.0 * s.width * 8));
     double work = 0.0;
     for (int k : pt.ks) work += 6.0 * static_cast<double>(s.steps) * s.batch * (k * s.width * (din + dout) + s.T * din);
+    return StudyCost{bytes, work * static_cast<double>(trials)};
+  });
+  return def;
+}
+
+// ---- trained.inference_k ----
+
+struct InferenceKPoint {
+  CompositionalSpec spec;
+  std::vector<int> k0s;     // training k
+  std::vector<int> eval_ks; // inference k
+};
+
+StudyDef inference_k_study() {
+  StudyDef d;
+  d.name = "trained.inference_k";
+  d.summary = "models trained at k0 active experts on the SRAVEN-like task, evaluated with k = 1..T active experts at "
+              "inference (the trained router's k largest logits, the trained gate), ID and OOD accuracy against k";
+  d.figure = "compositional paper, Sec. 3.2.1, Tables 1-2 (Skill-Mix: Mixtral-8x7B / DBRX evaluated at several "
+             "experts-per-token), on the CPU reduction of Sec. 3.1's task";
+  d.trial_unit = "training runs (seeds) per k0";
+  d.min_trials = 2;
+  d.params = task_params();
+  d.params.push_back(integer_list("params.k0_list", "active experts at training (each model is trained once per k0)"));
+  d.params.push_back(integer_list("params.eval_k_list", "active experts at inference (default: 1..T)").optional());
+  d.params = with_gating(std::move(d.params));
+  d.columns = {
+      {"M", "rules composed per problem"},
+      {"R", "rules"},
+      {"V", "values per entry"},
+      {"T", "experts"},
+      {"k0", "active experts at training"},
+      {"k", "active experts at inference"},
+      {"train_size", "ID training problems"},
+      {"id_accuracy_mean", "exact-match accuracy on ID test problems at inference k, mean over seeds"},
+      {"id_accuracy_std_error", "its standard error"},
+      {"ood_accuracy_mean", "exact-match accuracy on held-out combinations at inference k (NaN for M = 1)"},
+      {"ood_accuracy_std_error", "its standard error"},
+      {"id_head_accuracy_mean", "fraction of entries right, ID"},
+      {"ood_head_accuracy_mean", "fraction of entries right, OOD"},
+      {"id_head_gain_mean", "per-entry ID accuracy at k minus at k0, same model (paired), mean over seeds"},
+      {"id_head_gain_std_error", "its standard error"},
+      {"ood_head_gain_mean", "per-entry OOD accuracy at k minus at k0, same model (paired), mean over seeds"},
+      {"ood_head_gain_std_error", "its standard error"},
+      {"best_k_ood", "the inference k with the largest OOD exact-match accuracy for this k0 (-1 for M = 1)"},
+      {"trials", "training runs per k0"},
+  };
+  auto def = define_study<InferenceKPoint>(
+      std::move(d),
+      [](const PointParams& p) {
+        InferenceKPoint pt;
+        pt.spec = read_task(p);
+        const int T = pt.spec.T;
+        if (pt.spec.gating.routing != moe::Routing::top_k)
+          p.fail("params.routing", "inference-time k sets the number of experts: use routing = top_k");
+        for (auto k : p.integer_list("params.k0_list")) {
+          if (k < 1 || k > T) p.fail("params.k0_list", fmt::format("k0 = {} outside 1..T = {}", k, T));
+          pt.k0s.push_back(static_cast<int>(k));
+        }
+        if (pt.k0s.empty()) p.fail("params.k0_list", "give at least one k0");
+        if (p.has("params.eval_k_list")) {
+          for (auto k : p.integer_list("params.eval_k_list")) {
+            if (k < 1 || k > T) p.fail("params.eval_k_list", fmt::format("k = {} outside 1..T = {}", k, T));
+            pt.eval_ks.push_back(static_cast<int>(k));
+          }
+          if (pt.eval_ks.empty()) p.fail("params.eval_k_list", "give at least one k");
+        } else {
+          for (int k = 1; k <= T; ++k) pt.eval_ks.push_back(k);
+        }
+        return pt;
+      },
+      [](const InferenceKPoint& pt, const RunContext& ctx, RowSink& rows) {
+        const std::size_t n0 = pt.k0s.size(), ne = pt.eval_ks.size(), seeds = static_cast<std::size_t>(ctx.trials);
+        // Every eval list includes k0 itself (the paired reference), so the gain at k = k0 is exactly 0.
+        const auto runs = parallel_map<CompositionalRun>(n0 * seeds, [&](std::size_t i) {
+          CompositionalSpec s = pt.spec;
+          s.k = pt.k0s[i / seeds];
+          std::vector<int> ks = pt.eval_ks;
+          ks.push_back(s.k);
+          auto r = run_compositional_trial(s, ctx.key, static_cast<std::int64_t>(i % seeds), ks);
+          ctx.advance();
+          return r;
+        });
+        const bool has_ood = pt.spec.M > 1 && pt.spec.ood_fraction > 0.0;
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        for (std::size_t a = 0; a < n0; ++a) {
+          std::vector<Welford> id(ne), ood(ne), idh(ne), oodh(ne), gid(ne), good(ne);
+          for (std::size_t t = 0; t < seeds; ++t) {
+            const auto& r = runs[a * seeds + t];
+            const AtK& ref = r.at_k.back();  // k = k0
+            for (std::size_t j = 0; j < ne; ++j) {
+              const AtK& e = r.at_k[j];
+              id[j].add(e.id_accuracy), ood[j].add(e.ood_accuracy), idh[j].add(e.id_head_accuracy), oodh[j].add(e.ood_head_accuracy);
+              gid[j].add(e.id_head_accuracy - ref.id_head_accuracy), good[j].add(e.ood_head_accuracy - ref.ood_head_accuracy);
+            }
+          }
+          std::size_t best = 0;
+          for (std::size_t j = 1; j < ne; ++j)
+            if (ood[j].mean() > ood[best].mean()) best = j;
+          for (std::size_t j = 0; j < ne; ++j)
+            rows.row()
+                .set("M", pt.spec.M)
+                .set("R", pt.spec.R)
+                .set("V", pt.spec.V)
+                .set("T", pt.spec.T)
+                .set("k0", pt.k0s[a])
+                .set("k", pt.eval_ks[j])
+                .set("train_size", pt.spec.train_size)
+                .set("id_accuracy_mean", id[j].mean())
+                .set("id_accuracy_std_error", se_or_zero(id[j]))
+                .set("ood_accuracy_mean", ood[j].mean())
+                .set("ood_accuracy_std_error", has_ood ? se_or_zero(ood[j]) : nan)
+                .set("id_head_accuracy_mean", idh[j].mean())
+                .set("ood_head_accuracy_mean", oodh[j].mean())
+                .set("id_head_gain_mean", gid[j].mean())
+                .set("id_head_gain_std_error", se_or_zero(gid[j]))
+                .set("ood_head_gain_mean", good[j].mean())
+                .set("ood_head_gain_std_error", has_ood ? se_or_zero(good[j]) : nan)
+                .set("best_k_ood", has_ood ? pt.eval_ks[best] : -1)
+                .set("trials", ctx.trials);
+        }
+      },
+      [](const InferenceKPoint& pt, std::int64_t trials) { return pt.k0s.size() * static_cast<std::size_t>(trials); });
+  set_cost<InferenceKPoint>(def, [](const InferenceKPoint& pt, std::int64_t trials) {
+    const auto& s = pt.spec;
+    const double din = static_cast<double>(s.M) * (3 * s.rows - 1) * s.V, dout = static_cast<double>(s.M) * s.V;
+    const double data = 8.0 * din * static_cast<double>(s.train_size + 2 * s.test_size);
+    const double params = static_cast<double>(s.T) * (s.width * (din + dout + 1) + dout) + s.T * din;
+    const double bytes = num_threads() * (data + 8.0 * 4.0 * params + 8.0 * s.batch * (din + 4.0 * s.width * 8));
+    double work = 0.0;
+    for (int k : pt.k0s) {
+      work += 6.0 * static_cast<double>(s.steps) * s.batch * (k * s.width * (din + dout) + s.T * din);
+      for (int ke : pt.eval_ks) work += 2.0 * 2.0 * static_cast<double>(s.test_size) * (ke * s.width * (din + dout) + s.T * din);
+    }
     return StudyCost{bytes, work * static_cast<double>(trials)};
   });
   return def;
@@ -340,6 +560,7 @@ StudyDef scaling_study() {
       real("params.lr", "AdamW learning rate").positive().below(10.0).or_default(1e-2),
       real("params.beta", "smoothness beta of the target for the predicted rate (1: the ReLU teacher is Lipschitz)").positive().or_default(1.0),
   };
+  d.params = with_gating(std::move(d.params));
   d.columns = {
       {"axis", "active, data or experts"},
       {"value", "the axis value (w, D or E)"},
@@ -364,6 +585,7 @@ StudyDef scaling_study() {
       {"effective_masks_init_mean", "exp(entropy) at initialisation"},
       {"all_masks", "C(E, k): every mask (the per-slot count of Eq. 13 / Lemma 3.7)"},
       {"lemma37_per_slot", "k log(e E / k): Lemma 3.7's per-slot routing overhead (nats), >= log C(E, k)"},
+      {"mean_k", "mean active experts per test input of the trained student, mean over seeds (k under top-k routing)"},
       {"trials", "training runs per value"},
   };
   auto def = define_study<ScalingPoint>(
@@ -386,6 +608,7 @@ StudyDef scaling_study() {
         s.test_size = p.integer("params.test_size");
         s.lr = p.real("params.lr");
         pt.beta = p.real("params.beta");
+        s.gating = read_gating(p);
         if (pt.axis == ScalingAxis::experts) s.k = p.small("params.experts_k");
         if (s.teacher_k > s.teacher_E) p.fail("params.teacher_k", "teacher_k exceeds teacher_E");
         const std::string key = pt.axis == ScalingAxis::active ? "params.widths"
@@ -416,10 +639,10 @@ StudyDef scaling_study() {
           ctx.advance();
           return r;
         });
-        std::vector<Welford> nm(nv), in(nv), dt(nv), et(nv), di(nv), ei(nv);
+        std::vector<Welford> nm(nv), in(nv), dt(nv), et(nv), di(nv), ei(nv), mk(nv);
         for (std::size_t i = 0; i < runs.size(); ++i) {
           const auto j = i / seeds;
-          nm[j].add(runs[i].nmse), in[j].add(runs[i].init_nmse);
+          nm[j].add(runs[i].nmse), in[j].add(runs[i].init_nmse), mk[j].add(runs[i].mean_k);
           dt[j].add(runs[i].trained.distinct), et[j].add(runs[i].trained.effective);
           di[j].add(runs[i].initial.distinct), ei[j].add(runs[i].initial.effective);
         }
@@ -460,6 +683,7 @@ StudyDef scaling_study() {
               .set("effective_masks_init_mean", ei[j].mean())
               .set("all_masks", std::exp(scaling::log_binomial(s.E, s.k)))
               .set("lemma37_per_slot", scaling::log_binomial_bound(s.E, s.k))
+              .set("mean_k", mk[j].mean())
               .set("trials", ctx.trials);
         }
       },
@@ -490,6 +714,7 @@ void add_studies(std::vector<StudyDef>& out) {
   });
   out.push_back(std::move(gap));
   out.push_back(compositional_study());
+  out.push_back(inference_k_study());
   out.push_back(scaling_study());
 }
 

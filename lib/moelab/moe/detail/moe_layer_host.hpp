@@ -16,6 +16,7 @@ namespace moelab::moe {
 
 /// The shape and ParamLayout offsets of `s` as plain data.
 inline hd::LayerDims layer_dims(const MoeShape& s) {
+  s.expect_device_gate("layer_dims (the device MoE layer)");  // hd::Weights has no other gate or adaptive k
   const ParamLayout l(s);
   hd::LayerDims L;
   L.m = s.m, L.k = s.k, L.w = s.w, L.d = s.d, L.d_out = s.d_out;

@@ -22,6 +22,7 @@ Evidence gap_vs_bound(const CheckBudget& b, const RngKey& key);       // claims_
 Evidence gap_growth_in_k(const CheckBudget& b, const RngKey& key);    // claims_gap.cpp
 Evidence gap_growth_in_T(const CheckBudget& b, const RngKey& key);    // claims_gap.cpp
 Evidence kstar_grows_with_M(const CheckBudget& b, const RngKey& key); // claims_kstar.cpp
+Evidence inference_k_helps(const CheckBudget& b, const RngKey& key);  // claims_inference_k.cpp
 Evidence scaling_active_rate(const CheckBudget& b, const RngKey& key);// claims_scaling.cpp
 
 }  // namespace moelab::trained::detail
