@@ -234,6 +234,9 @@ TEST_CASE("device ensemble plans refuse what the batched path cannot run, with t
   bad[2].batch = 41;
   CHECK(dense_plan_refusal(bad).find("different d, batch") != std::string::npos);
   bad = cfgs;
+  bad[4].student.gate = Gate::sigmoid;
+  CHECK(dense_plan_refusal(bad).find("another gate") != std::string::npos);
+  bad = cfgs;
   bad[0].train_size = 1000;
   CHECK(dense_plan_refusal(bad).find("online") != std::string::npos);
   CHECK_THROWS(dense_plan<float>(bad));

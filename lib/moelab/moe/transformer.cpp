@@ -181,6 +181,10 @@ void moe_input_gradient(const MoeModel<S>& model, const ForwardCache<S>& c, cons
   const MoeShape& s = model.shape();
   MOELAB_EXPECT(s.weighting == Weighting::softmax || s.weighting == Weighting::equal,
                 "moe_input_gradient: softmax or equal weights only");
+  // Slots at i k + r and the Jacobian of the softmax over the selected logits: the default gate and
+  // top-k routing (the other gates' input Jacobians are not written here).
+  MOELAB_EXPECT(s.gate == Gate::softmax_selected && s.routing == Routing::top_k,
+                "moe_input_gradient: the softmax over the selected logits with top-k routing only");
   const int n = c.n, k = s.k;
   MOELAB_EXPECT(dY.rows() == s.d_out && dY.cols() == n && dX.rows() == s.d && dX.cols() == n, "moe_input_gradient: shapes");
   const auto& th = model.params();

@@ -35,6 +35,8 @@ inline std::string dense_plan_refusal(const std::vector<TrainConfig>& runs) {
     for (const MoeShape* s : {&c.teacher, &c.student}) {
       if (s->expert != ExpertKind::mlp) return "linear experts: the device ensemble runs MLP experts";
       if (s->weighting == Weighting::oracle) return "oracle routing: the teacher-student setting has no labels";
+      if (s->gate != Gate::softmax_selected || s->routing != Routing::top_k)
+        return "another gate or adaptive routing: the device ensemble runs the softmax over the selected logits with top-k routing";
     }
     if (c.teacher.d != c.student.d || c.teacher.d_out != c.student.d_out) return "teacher and student dimensions differ";
     if (c.student.d != a.student.d || c.student.d_out != a.student.d_out || c.batch != a.batch || c.steps != a.steps || c.test_size != a.test_size)
