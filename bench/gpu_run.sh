@@ -41,7 +41,8 @@
 #   --stages: comma-separated subset of build,tests,ensemble,granularity,w2,w1,check,agree,bench,sanitizer
 #             (default: all, in that order; "build" = configure + build)
 #   --granularity-list: the paper-size scenarios of the granularity stage, in order (default
-#             fig2,fig3,fig4; fig5 trains on a fixed training set, which the device ensemble does not run)
+#             fig2,fig3,fig4; fig5 -- 500 epochs of a fixed training set, students up to 16x -- costs
+#             several times Fig. 3 and is left out of the default)
 set -uo pipefail
 
 dry=0

@@ -232,8 +232,8 @@ void MoeDeviceTrainer<S>::synchronize() {
 template <class S>
 struct EnsembleDevice<S>::State {
   State(const std::vector<moe::hd::EnsembleGroup>& g, const std::vector<moe::hd::EnsembleRun<S>>& r, std::int64_t batch, std::int64_t steps,
-        bool tf32)
-      : ex(tf32), core(ex, g, r, batch, steps) {}
+        std::int64_t train_size, bool tf32)
+      : ex(tf32), core(ex, g, r, batch, steps, train_size) {}
   DeviceExec ex;
   moe::hd::DenseEnsembleCore<S, DeviceExec> core;
   RecordedGraph step_graph;
@@ -243,10 +243,10 @@ struct EnsembleDevice<S>::State {
 /// Refuses, before any allocation, an ensemble whose buffers would not fit in the device's free memory.
 template <class S>
 void check_device_memory(const std::vector<moe::hd::EnsembleGroup>& groups, const std::vector<moe::hd::EnsembleRun<S>>& runs, std::int64_t batch,
-                         std::int64_t steps) {
+                         std::int64_t steps, std::int64_t train_size) {
   std::size_t free_bytes = 0, total_bytes = 0;
   check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-  const double need = moe::hd::dense_ensemble_bytes<S>(groups, runs, batch, steps) + double(std::size_t{64} << 20);  // + workspaces
+  const double need = moe::hd::dense_ensemble_bytes<S>(groups, runs, batch, steps, train_size) + double(std::size_t{64} << 20);  // + workspaces
   if (need > 0.95 * static_cast<double>(free_bytes))
     throw std::runtime_error("moelab::cuda: the MoE ensemble of " + std::to_string(runs.size()) + " runs needs about " +
                              std::to_string(static_cast<long long>(need / 1e6)) + " MB of device memory; " +
@@ -256,9 +256,9 @@ void check_device_memory(const std::vector<moe::hd::EnsembleGroup>& groups, cons
 
 template <class S>
 EnsembleDevice<S>::EnsembleDevice(const std::vector<moe::hd::EnsembleGroup>& groups, const std::vector<moe::hd::EnsembleRun<S>>& runs,
-                                  std::int64_t batch, std::int64_t steps, bool tf32) {
-  check_device_memory<S>(groups, runs, batch, steps);
-  s_ = std::make_unique<State>(groups, runs, batch, steps, tf32);
+                                  std::int64_t batch, std::int64_t steps, std::int64_t train_size, bool tf32) {
+  check_device_memory<S>(groups, runs, batch, steps, train_size);
+  s_ = std::make_unique<State>(groups, runs, batch, steps, train_size, tf32);
 }
 
 template <class S>
@@ -267,6 +267,11 @@ EnsembleDevice<S>::~EnsembleDevice() = default;
 template <class S>
 void EnsembleDevice<S>::upload_teacher(int group, const S* packed) {
   s_->ex.upload(s_->core.teacher_params(group), packed, s_->core.teacher_dims(group).total);
+}
+
+template <class S>
+void EnsembleDevice<S>::make_training_set() {
+  s_->core.make_training_set();
 }
 
 template <class S>
@@ -296,6 +301,12 @@ template <class S>
 void EnsembleDevice<S>::set_step(std::int64_t step) {
   s_->core.set_step(step);
   s_->at = step;
+}
+
+template <class S>
+void EnsembleDevice<S>::set_epoch_order(const std::vector<int>& order) {
+  synchronize();  // the queued steps read the previous epoch's order
+  s_->core.set_epoch_order(order);
 }
 
 template <class S>

@@ -63,13 +63,16 @@ class MoeDeviceTrainer {
 template <class S>
 class EnsembleDevice {
  public:
+  /// train_size: 0 (online) or every group's fixed training set, a multiple of the batch.
   EnsembleDevice(const std::vector<moe::hd::EnsembleGroup>& groups, const std::vector<moe::hd::EnsembleRun<S>>& runs, std::int64_t batch,
-                 std::int64_t steps, bool tf32);
+                 std::int64_t steps, std::int64_t train_size, bool tf32);
   ~EnsembleDevice();
   EnsembleDevice(const EnsembleDevice&) = delete;
   EnsembleDevice& operator=(const EnsembleDevice&) = delete;
 
   void upload_teacher(int group, const S* packed);
+  /// After every teacher is uploaded: a fixed training set's inputs and targets (no-op online).
+  void make_training_set();
   void upload_student(int run, const S* packed, const S* m, const S* v);  // m, v may be null (zero)
   void download_student(int run, S* packed, S* m, S* v);                  // any pointer may be null
   void download_gradient(int run, S* packed);                              // of the last step
@@ -77,6 +80,9 @@ class EnsembleDevice {
   /// when they are queued. `from` must be the step the device is at (set_step for a restored run).
   void run_steps(std::int64_t from, std::int64_t to);
   void set_step(std::int64_t step);
+  /// The coming epoch's visiting order of every group's fixed training set (groups x train_size);
+  /// waits for the queued steps (they read the previous order).
+  void set_epoch_order(const std::vector<int>& order);
   /// Losses of run r, steps first .. first + count - 1 (synchronises).
   void download_losses(int run, double* host, std::int64_t first, std::int64_t count);
   /// Test MSE per entry of every run / E||teacher||^2 of every group on `test_size` inputs (synchronises).

@@ -35,7 +35,7 @@ MoeShape mlp(int m, int k, int w, int d) {
 
 /// Runs of every kind the packed layout covers: softmax and equal weights, router and expert biases,
 /// k = m, a single expert without a router; two teachers, two data seeds, two learning rates.
-std::vector<TrainConfig> mixed_runs(std::int64_t steps) {
+std::vector<TrainConfig> mixed_runs(std::int64_t steps, std::int64_t train_size = 0) {
   const int d = 9;
   MoeShape t1 = mlp(6, 3, 4, d), t2 = mlp(4, 2, 5, d);
   t2.expert_bias = true;
@@ -66,6 +66,7 @@ std::vector<TrainConfig> mixed_runs(std::int64_t steps) {
       c.data_seed = i % 2 == 0 ? 21 : 22;
       c.student_seed = ++seed;
       c.steps = steps, c.batch = 40, c.test_size = 100;  // 100 = 2 full chunks of 40 + one of 20
+      c.train_size = train_size;
       c.opt.lr = lr, c.opt.weight_decay = 0.01;
       out.push_back(c);
     }
@@ -78,8 +79,18 @@ struct Emulated {
   DensePlan<S> plan;
   std::unique_ptr<hd::DenseEnsembleCore<S, HostExec>> core;
   explicit Emulated(const std::vector<TrainConfig>& cfgs) : plan(dense_plan<S>(cfgs)) {
-    core = std::make_unique<hd::DenseEnsembleCore<S, HostExec>>(ex, plan.groups, plan.runs, plan.batch, plan.steps);
+    core = std::make_unique<hd::DenseEnsembleCore<S, HostExec>>(ex, plan.groups, plan.runs, plan.batch, plan.steps, plan.train_size);
     load_plan(ex, *core, plan);
+  }
+  /// Steps from .. to - 1 as EnsembleCuda issues them (epoch orders set between epochs).
+  void train(std::int64_t from, std::int64_t to) {
+    std::vector<std::uint64_t> seeds;
+    for (const auto& g : plan.groups) seeds.push_back(g.data_seed);
+    for_epoch_spans(
+        seeds, plan.train_size, plan.batch, from, to, [&](const std::vector<int>& order) { core->set_epoch_order(order); },
+        [&](std::int64_t a, std::int64_t b) {
+          for (std::int64_t t = a; t < b; ++t) core->step();
+        });
   }
   std::vector<S> student(int r) {
     const hd::LayerDims& L = plan.runs[static_cast<std::size_t>(r)].student;
@@ -143,11 +154,13 @@ TEST_CASE("emulated device ensemble trains every run as the CPU trainer trains i
   // error e moves a parameter by about e lr) stays below 1e-12 here; any error in a piece of the
   // step (a gate, a bias gradient, a moment) moves the loss by more than 1e-4 within two steps.
   const std::int64_t steps = 12;
-  const auto cfgs = mixed_runs(steps);
+  const std::int64_t train_size = GENERATE(0, 120);  // online; a fixed set of 3 batches (4 epochs in 12 steps)
+  const auto cfgs = mixed_runs(steps, train_size);
+  INFO("train_size " << train_size);
   Emulated<double> emu(cfgs);
   REQUIRE(emu.core->groups() == 2);
   REQUIRE(emu.core->classes() == 2 + 5);  // two teacher shapes, five student shapes (two learning rates each)
-  for (std::int64_t t = 0; t < steps; ++t) emu.core->step();
+  emu.train(0, steps);
   const std::vector<double> mse = emu.core->test_mse(cfgs.front().test_size);
   const std::vector<double> energy = emu.core->teacher_energy(cfgs.front().test_size);
   for (std::size_t r = 0; r < cfgs.size(); ++r) {
@@ -238,6 +251,9 @@ TEST_CASE("device ensemble plans refuse what the batched path cannot run, with t
   CHECK(dense_plan_refusal(bad).find("another gate") != std::string::npos);
   bad = cfgs;
   bad[0].train_size = 1000;
-  CHECK(dense_plan_refusal(bad).find("online") != std::string::npos);
+  CHECK(dense_plan_refusal(bad).find("different training-set sizes") != std::string::npos);
   CHECK_THROWS(dense_plan<float>(bad));
+  bad = mixed_runs(3, 100);  // 2.5 batches of 40
+  CHECK(dense_plan_refusal(bad).find("not a multiple of the batch") != std::string::npos);
+  CHECK(dense_plan_refusal(mixed_runs(3, 120)).empty());
 }

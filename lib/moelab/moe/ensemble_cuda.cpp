@@ -53,14 +53,16 @@ template <class S>
 EnsembleCuda<S>::EnsembleCuda(const std::vector<TrainConfig>& runs, bool tf32) : runs_(runs) {
   if (!cuda_backend_available()) throw RuntimeFailure("EnsembleCuda: no usable CUDA device");
   const DensePlan<S> plan = dense_plan<S>(runs);  // checks the runs (dense_plan_refusal)
-  steps_ = plan.steps, test_size_ = plan.test_size, groups_ = plan.groups.size();
+  steps_ = plan.steps, test_size_ = plan.test_size, groups_ = plan.groups.size(), batch_ = plan.batch, train_size_ = plan.train_size;
   for (const auto& r : plan.runs) group_of_.push_back(r.group);
+  for (const auto& g : plan.groups) data_seeds_.push_back(g.data_seed);
   try {
-    dev_ = std::make_unique<cuda::EnsembleDevice<S>>(plan.groups, plan.runs, plan.batch, plan.steps, tf32);
+    dev_ = std::make_unique<cuda::EnsembleDevice<S>>(plan.groups, plan.runs, plan.batch, plan.steps, plan.train_size, tf32);
   } catch (const std::runtime_error& e) {  // device memory refused, or a CUDA error: the run's failure, named
     throw RuntimeFailure(e.what());
   }
   for (std::size_t g = 0; g < plan.groups.size(); ++g) dev_->upload_teacher(static_cast<int>(g), plan.teacher_params[g].data());
+  dev_->make_training_set();
   for (std::size_t r = 0; r < plan.runs.size(); ++r) dev_->upload_student(static_cast<int>(r), plan.student_params[r].data(), nullptr, nullptr);
   energy_ = dev_->teacher_energy(test_size_);
   losses_.resize(runs_.size());
@@ -70,7 +72,9 @@ template <class S>
 void EnsembleCuda<S>::train_until(std::int64_t last) {
   last = std::min(last, steps_);
   if (last <= step_) return;
-  dev_->run_steps(step_, last);
+  for_epoch_spans(
+      data_seeds_, train_size_, batch_, step_, last, [&](const std::vector<int>& order) { dev_->set_epoch_order(order); },
+      [&](std::int64_t a, std::int64_t b) { dev_->run_steps(a, b); });
   for (std::size_t r = 0; r < runs_.size(); ++r) {
     losses_[r].resize(static_cast<std::size_t>(last));
     dev_->download_losses(static_cast<int>(r), losses_[r].data() + step_, step_, last - step_);

@@ -73,8 +73,9 @@ class EnsembleCuda {
  private:
   std::vector<TrainConfig> runs_;
   std::vector<int> group_of_;
+  std::vector<std::uint64_t> data_seeds_;  // per group (its fixed training set's epoch orders)
   std::size_t groups_ = 0;
-  std::int64_t step_ = 0, steps_ = 0, test_size_ = 0;
+  std::int64_t step_ = 0, steps_ = 0, test_size_ = 0, batch_ = 0, train_size_ = 0;
   std::vector<double> energy_;  // per group
   std::vector<std::vector<double>> losses_;
   std::unique_ptr<cuda::EnsembleDevice<S>> dev_;

@@ -141,8 +141,10 @@ StudyDef teacher_student_study() {
         pt.spec.weight_decay = p.real("params.weight_decay");
         pt.spec.precision = p.text("params.precision") == "float64" ? Precision::float64 : Precision::float32;
         pt.spec.backend = p.backend();
-        if (p.backend() == Backend::cuda && pt.spec.train_size > 0)
-          p.fail("params.train_size", "the CUDA trainer is online only (train_size = 0); run with --backend cpu");
+        if (p.backend() == Backend::cuda && pt.spec.train_size % pt.spec.batch != 0)
+          p.fail("params.train_size", fmt::format("the device ensemble needs a training set that is a multiple of the batch ({} is not a multiple "
+                                                  "of {}: it has no partial batches); run with --backend cpu",
+                                                  pt.spec.train_size, pt.spec.batch));
         return pt;
       },
       [](const Point& pt, const RunContext& ctx, std::int64_t t) { return run_granularity_trial(pt.spec, ctx.key, t); },

@@ -110,6 +110,17 @@ double TeacherData<S>::bytes() const {
          8.0 * static_cast<double>(order_.capacity());
 }
 
+std::vector<std::int64_t> epoch_order(std::uint64_t data_seed, std::int64_t epoch, std::int64_t train_size) {
+  std::vector<std::int64_t> order(static_cast<std::size_t>(train_size));
+  std::iota(order.begin(), order.end(), std::int64_t{0});
+  const RandomStream rs(data_seed, StreamTag::moe_shuffle, static_cast<std::uint64_t>(epoch));
+  for (std::int64_t i = train_size - 1; i > 0; --i) {
+    const auto j = static_cast<std::int64_t>(rs.uniform(static_cast<std::uint64_t>(i)) * static_cast<double>(i + 1));
+    std::swap(order[static_cast<std::size_t>(i)], order[static_cast<std::size_t>(std::min(j, i))]);
+  }
+  return order;
+}
+
 template <class S>
 void TeacherData<S>::batch_for_step(std::int64_t t, Mat& X, Mat& T) const {
   if (cfg_.train_size == 0) {
@@ -122,13 +133,7 @@ void TeacherData<S>::batch_for_step(std::int64_t t, Mat& X, Mat& T) const {
   const std::int64_t per_epoch = (cfg_.train_size + cfg_.batch - 1) / cfg_.batch;
   const std::int64_t epoch = t / per_epoch, b = t % per_epoch;
   if (order_epoch_ != epoch) {
-    order_.resize(static_cast<std::size_t>(cfg_.train_size));
-    std::iota(order_.begin(), order_.end(), std::int64_t{0});
-    const RandomStream rs(cfg_.data_seed, StreamTag::moe_shuffle, static_cast<std::uint64_t>(epoch));
-    for (std::int64_t i = cfg_.train_size - 1; i > 0; --i) {
-      const auto j = static_cast<std::int64_t>(rs.uniform(static_cast<std::uint64_t>(i)) * static_cast<double>(i + 1));
-      std::swap(order_[static_cast<std::size_t>(i)], order_[static_cast<std::size_t>(std::min(j, i))]);
-    }
+    order_ = epoch_order(cfg_.data_seed, epoch, cfg_.train_size);
     order_epoch_ = epoch;
   }
   const auto& order = order_;

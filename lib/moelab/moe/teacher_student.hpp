@@ -45,6 +45,11 @@ struct TrainConfig {
   std::string canonical(int scalar_bytes) const;
 };
 
+/// The order in which epoch `epoch` visits a fixed training set of `train_size` samples: a
+/// Fisher-Yates shuffle drawn from (data_seed, moe_shuffle, epoch). Shared by TeacherData and the
+/// device ensemble, so both visit the same samples at every step.
+std::vector<std::int64_t> epoch_order(std::uint64_t data_seed, std::int64_t epoch, std::int64_t train_size);
+
 /// The data side of a run: the teacher, the test set and its targets, the fixed training set, and
 /// the batch of every step. A function of `data_key(cfg)` only (teacher shape and seed, data seed,
 /// batch, training- and test-set sizes), so runs that differ in the student or the optimizer (the

@@ -39,7 +39,7 @@ namespace moelab::moe::hd {
 /// and the executor's own workspace not included).
 template <class S>
 double dense_ensemble_bytes(const std::vector<EnsembleGroup>& groups, const std::vector<EnsembleRun<S>>& runs, std::int64_t batch,
-                            std::int64_t steps) {
+                            std::int64_t steps, std::int64_t train_size = 0) {
   const double n = static_cast<double>(batch), z = sizeof(S);
   const auto layer = [&](const LayerDims& L, bool student) {
     const double T = static_cast<double>(packed_dims(L).total), mw = static_cast<double>(L.m) * L.w;
@@ -48,7 +48,8 @@ double dense_ensemble_bytes(const std::vector<EnsembleGroup>& groups, const std:
     return b;  // + grad, m, v, dlogits, dg, dHs, dY, AdamW table, losses
   };
   double total = 0.0;
-  for (const EnsembleGroup& g : groups) total += layer(g.teacher, false) + z * g.teacher.d * n;
+  for (const EnsembleGroup& g : groups)
+    total += layer(g.teacher, false) + z * g.teacher.d * n + static_cast<double>(train_size) * (z * (g.teacher.d + g.teacher.d_out) + 4.0);
   for (const EnsembleRun<S>& r : runs) total += layer(r.student, true) + 8.0 * n;
   return total;
 }
@@ -61,11 +62,15 @@ class DenseEnsembleCore {
   using Group = EnsembleGroup;
   using Run = EnsembleRun<S>;
 
-  /// Every run takes `steps` steps of `batch` inputs of dimension d (the same for all runs).
-  DenseEnsembleCore(Exec& ex, const std::vector<Group>& groups, const std::vector<Run>& runs, std::int64_t batch, std::int64_t steps)
-      : ex_(ex), n_(batch), steps_(steps), runs_(static_cast<int>(runs.size())), groups_(static_cast<int>(groups.size())) {
+  /// Every run takes `steps` steps of `batch` inputs of dimension d (the same for all runs); online
+  /// (train_size 0: fresh inputs every step) or from a fixed training set of `train_size` samples
+  /// per group, a multiple of the batch (visited in the order set_epoch_order gives each epoch).
+  DenseEnsembleCore(Exec& ex, const std::vector<Group>& groups, const std::vector<Run>& runs, std::int64_t batch, std::int64_t steps,
+                    std::int64_t train_size = 0)
+      : ex_(ex), n_(batch), steps_(steps), train_size_(train_size), runs_(static_cast<int>(runs.size())), groups_(static_cast<int>(groups.size())) {
     if (groups.empty() || runs.empty()) throw std::invalid_argument("DenseEnsembleCore: no runs");
     if (batch < 1 || steps < 1) throw std::invalid_argument("DenseEnsembleCore: batch and steps must be positive");
+    if (train_size < 0 || train_size % batch != 0) throw std::invalid_argument("DenseEnsembleCore: the training set must be a multiple of the batch");
     d_ = groups[0].teacher.d, d_out_ = groups[0].teacher.d_out;
     for (const Group& g : groups) check_layer(g.teacher, "teacher");
     for (const Run& r : runs) {
@@ -98,6 +103,8 @@ class DenseEnsembleCore {
       if (!c->student) allocate(*c, runs);
     for (auto& c : classes_)
       if (c->student) allocate(*c, runs);
+    targets_.resize(static_cast<std::size_t>(groups_));
+    ex_.upload(targets_.get(), target_of_.data(), groups_);
   }
   DenseEnsembleCore(const DenseEnsembleCore&) = delete;
   DenseEnsembleCore& operator=(const DenseEnsembleCore&) = delete;
@@ -122,12 +129,45 @@ class DenseEnsembleCore {
   std::int64_t* step_counter() { return step_.get(); }
   void set_step(std::int64_t s) { ex_.upload(step_.get(), &s, 1); }
 
+  std::int64_t train_size() const { return train_size_; }
+  /// The order of the coming epoch for every group (G x train_size sample indices, group after group:
+  /// epoch_order of each group's data seed); the steps of that epoch read it. Not part of a step.
+  void set_epoch_order(const std::vector<int>& order) {
+    if (static_cast<std::int64_t>(order.size()) != groups_ * train_size_) throw std::invalid_argument("DenseEnsembleCore: one order per group");
+    ex_.upload(order_.get(), order.data(), groups_ * train_size_);
+  }
+
+  /// The fixed training set of every group: inputs at (data_seed, moe_train_data, 0) (gaussian_inputs'
+  /// addresses, as TeacherData draws them) and the teacher's outputs on them, chunk by chunk. Once,
+  /// after the teachers' parameters are loaded and before the first step (no-op when online).
+  void make_training_set() {
+    if (train_size_ == 0) return;
+    const std::int64_t N = train_size_;
+    train_x_.resize(static_cast<std::size_t>(groups_ * d_ * N));
+    train_t_.resize(static_cast<std::size_t>(groups_ * d_out_ * N));
+    order_.resize(static_cast<std::size_t>(groups_ * N));
+    ex_.for_each(groups_ * d_ * N, GroupInputs<S>{train_x_.get(), seeds_.get(), StreamTag::moe_train_data, nullptr, 0, d_ * N, d_ * N, 0});
+    for (std::int64_t c0 = 0; c0 < N; c0 += n_) {
+      ex_.for_each(groups_ * d_ * n_, GroupCopy<S>{X_.get(), d_ * n_, train_x_.get(), d_ * N, c0 * d_, d_ * n_});
+      for (auto& c : classes_)
+        if (!c->student) forward(*c);
+      ex_.for_each(groups_ * d_out_ * n_, GroupStoreTargets<S>{train_t_.get(), d_out_ * N, c0 * d_out_, targets_.get(), d_out_ * n_});
+    }
+    training_set_ready_ = true;
+  }
+
   /// One step of every run: batches, teachers' forward, students' forward, loss, backward, AdamW.
   /// Issues a fixed sequence of calls (no allocation, no host copy): recordable as a CUDA graph.
   void step() {
-    ex_.for_each(groups_ * d_ * n_, GroupInputs<S>{X_.get(), seeds_.get(), StreamTag::moe_train_data, step_.get(), 0, d_ * n_, d_ * n_, 0});
-    for (auto& c : classes_)
-      if (!c->student) forward(*c);
+    if (train_size_ > 0 && !training_set_ready_) throw std::logic_error("DenseEnsembleCore: make_training_set after the teachers are loaded");
+    if (train_size_ > 0) {
+      ex_.for_each(groups_ * n_, GroupGather<S>{X_.get(), targets_.get(), train_x_.get(), train_t_.get(), order_.get(), step_.get(), d_, d_out_, n_,
+                                               train_size_});
+    } else {
+      ex_.for_each(groups_ * d_ * n_, GroupInputs<S>{X_.get(), seeds_.get(), StreamTag::moe_train_data, step_.get(), 0, d_ * n_, d_ * n_, 0});
+      for (auto& c : classes_)
+        if (!c->student) forward(*c);
+    }
     for (auto& c : classes_) {
       if (!c->student) continue;
       Class& C = *c;
@@ -337,12 +377,15 @@ class DenseEnsembleCore {
   }
 
   Exec& ex_;
-  std::int64_t n_, steps_;
+  std::int64_t n_, steps_, train_size_;
+  bool training_set_ready_ = false;
   int runs_, groups_, d_ = 0, d_out_ = 0;
   std::vector<std::unique_ptr<Class>> classes_;
   std::vector<std::pair<int, std::int64_t>> run_slot_, group_slot_;  // (class, index in class)
-  std::vector<const S*> target_of_;
-  Buf<S> X_, zeros_;
+  std::vector<S*> target_of_;
+  Buf<S> X_, zeros_, train_x_, train_t_;
+  Buf<S*> targets_;  // each group's teacher output slot (the targets of its runs)
+  Buf<int> order_;
   Buf<std::uint64_t> seeds_;
   Buf<std::int64_t> step_;
   Buf<double> losses_, acc_, col_;

@@ -89,6 +89,55 @@ struct GroupInputs {
   }
 };
 
+/// dst[g dst_stride + e] = src[g src_stride + src_off + e] for e < size: a chunk of every group's
+/// columns (the fixed training set into the batch buffers, to evaluate the teachers on it).
+template <class S>
+struct GroupCopy {
+  S* dst;
+  std::int64_t dst_stride;
+  const S* src;
+  std::int64_t src_stride, src_off, size;
+  MOELAB_HD void operator()(std::int64_t idx) const {
+    const std::int64_t g = idx / size, e = idx % size;
+    dst[g * dst_stride + e] = src[g * src_stride + src_off + e];
+  }
+};
+
+/// dst[g dst_stride + dst_off + e] = src[g][e] for e < size: the teachers' outputs of a chunk into
+/// the fixed training set's targets.
+template <class S>
+struct GroupStoreTargets {
+  S* dst;
+  std::int64_t dst_stride, dst_off;
+  S* const* src;
+  std::int64_t size;
+  MOELAB_HD void operator()(std::int64_t idx) const {
+    const std::int64_t g = idx / size, e = idx % size;
+    dst[g * dst_stride + dst_off + e] = src[g][e];
+  }
+};
+
+/// The batch of step *step from a fixed training set of N samples per group (teacher_student.cpp's
+/// epoch order: batch b = step mod (N / n) of the epoch visits samples order[b n .. b n + n - 1]):
+/// column i of group g's inputs and of its targets (the teacher's output slot T[g]). Index g n + i.
+template <class S>
+struct GroupGather {
+  S* X;
+  S* const* T;
+  const S* train_x;
+  const S* train_t;
+  const int* order;  // G x N: this epoch's order of every group
+  const std::int64_t* step;
+  int d, d_out;
+  std::int64_t n, N;
+  MOELAB_HD void operator()(std::int64_t idx) const {
+    const std::int64_t g = idx / n, i = idx % n, b = *step % (N / n);
+    const std::int64_t src = order[g * N + b * n + i];
+    for (int c = 0; c < d; ++c) X[(g * n + i) * d + c] = train_x[(g * N + src) * d + c];
+    for (int r = 0; r < d_out; ++r) T[g][i * d_out + r] = train_t[(g * N + src) * d_out + r];
+  }
+};
+
 /// Router bias and routing of input i of run q: logits += b_R, the top-k, the slots' experts and
 /// weights, and column i of the dense gate G (zero except the selected experts).
 template <class S>

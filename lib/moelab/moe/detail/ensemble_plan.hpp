@@ -5,6 +5,7 @@
 // ensemble (moe/ensemble_cuda.cpp) and its CPU emulation test. Not for nvcc (Eigen).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -23,6 +24,7 @@ struct DensePlan {
   std::vector<hd::EnsembleRun<S>> runs;
   std::vector<std::vector<S>> teacher_params, student_params;  // packed layout
   std::int64_t batch = 0, steps = 0, test_size = 0;
+  std::int64_t train_size = 0;  // 0: online; else every group's fixed training set (a multiple of the batch)
 };
 
 /// Why `runs` cannot train together on the device ("" when they can): every run online, MLP
@@ -31,7 +33,9 @@ inline std::string dense_plan_refusal(const std::vector<TrainConfig>& runs) {
   if (runs.empty()) return "no runs";
   const TrainConfig& a = runs.front();
   for (const TrainConfig& c : runs) {
-    if (c.train_size != 0) return "a fixed training set (train_size > 0): the device ensemble trains online";
+    if (c.train_size % c.batch != 0)
+      return "a fixed training set that is not a multiple of the batch (the device ensemble has no partial batches)";
+    if (c.train_size != a.train_size) return "runs of different training-set sizes (split them into one ensemble each)";
     for (const MoeShape* s : {&c.teacher, &c.student}) {
       if (s->expert != ExpertKind::mlp) return "linear experts: the device ensemble runs MLP experts";
       if (s->weighting == Weighting::oracle) return "oracle routing: the teacher-student setting has no labels";
@@ -52,6 +56,7 @@ DensePlan<S> dense_plan(const std::vector<TrainConfig>& runs) {
   MOELAB_EXPECT(why.empty(), ("device ensemble: " + why).c_str());
   DensePlan<S> p;
   p.batch = runs.front().batch, p.steps = runs.front().steps, p.test_size = runs.front().test_size;
+  p.train_size = runs.front().train_size;
   std::map<std::string, int> group_of;
   for (const TrainConfig& c0 : runs) {
     TrainConfig c = c0;
@@ -76,13 +81,43 @@ DensePlan<S> dense_plan(const std::vector<TrainConfig>& runs) {
   return p;
 }
 
-/// Uploads the plan's initial parameters into `core` (AdamW moments are zero from construction).
+/// Every group's visiting order of epoch `epoch` of its fixed training set (epoch_order of each data
+/// seed, as TeacherData uses it), group after group: what DenseEnsembleCore::set_epoch_order takes.
+inline std::vector<int> epoch_orders(const std::vector<std::uint64_t>& data_seeds, std::int64_t epoch, std::int64_t train_size) {
+  std::vector<int> out;
+  out.reserve(data_seeds.size() * static_cast<std::size_t>(train_size));
+  for (std::uint64_t seed : data_seeds)
+    for (std::int64_t i : epoch_order(seed, epoch, train_size)) out.push_back(static_cast<int>(i));
+  return out;
+}
+
+/// Steps from .. to - 1 in spans that stay inside one epoch: set_order(orders) before each span of a
+/// fixed training set (the epoch's order), then launch(first, end). Online: one span.
+template <class SetOrder, class Launch>
+void for_epoch_spans(const std::vector<std::uint64_t>& data_seeds, std::int64_t train_size, std::int64_t batch, std::int64_t from,
+                     std::int64_t to, SetOrder&& set_order, Launch&& launch) {
+  if (train_size == 0) {
+    if (from < to) launch(from, to);
+    return;
+  }
+  const std::int64_t per_epoch = train_size / batch;
+  for (std::int64_t t = from; t < to;) {
+    const std::int64_t epoch = t / per_epoch, end = std::min(to, (epoch + 1) * per_epoch);
+    set_order(epoch_orders(data_seeds, epoch, train_size));
+    launch(t, end);
+    t = end;
+  }
+}
+
+/// Uploads the plan's initial parameters into `core` (AdamW moments are zero from construction), then
+/// evaluates the teachers on a fixed training set.
 template <class S, class Exec>
 void load_plan(Exec& ex, hd::DenseEnsembleCore<S, Exec>& core, const DensePlan<S>& p) {
   for (std::size_t g = 0; g < p.groups.size(); ++g)
     ex.upload(core.teacher_params(static_cast<int>(g)), p.teacher_params[g].data(), static_cast<std::int64_t>(p.teacher_params[g].size()));
   for (std::size_t r = 0; r < p.runs.size(); ++r)
     ex.upload(core.student_params(static_cast<int>(r)), p.student_params[r].data(), static_cast<std::int64_t>(p.student_params[r].size()));
+  core.make_training_set();
 }
 
 }  // namespace moelab::moe
