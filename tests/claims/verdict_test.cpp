@@ -273,3 +273,71 @@ TEST_CASE("a Bonferroni combination of B sub-tests states its power at level / B
   CHECK(r.outcomes[0].verdict == Verdict::inconclusive);
   CHECK(r.outcomes[0].min_detectable == Approx(three).epsilon(1e-12));
 }
+
+TEST_CASE("judge: every branch on hand-built outcomes, with the reason naming the branch", "[claims]") {
+  // 8 registered claims: level 0.01 / 8. Monte-Carlo tests (standard error 0.01, dof 0: normal
+  // quantiles); relevance 0.1.
+  const Claim a = dummy("a"), b = dummy("b"), c = dummy("c"), d = dummy("d"), e = dummy("e"), f = dummy("f"),
+              g = dummy("g"), h = dummy("h");
+  const double level = 0.01 / 8.0, z = normal_quantile(1.0 - level / 2.0);
+  const double mdd = (z + normal_quantile(0.9)) * 0.01;  // detectable deviation at se 0.01
+  const auto mc = [](double estimate, double reference, double se, double p) {
+    TestResult t;
+    t.estimate = estimate, t.reference = reference, t.std_error = se, t.p_value = p;
+    return t;
+  };
+  const auto with = [&](const Claim& cl, TestResult printed, std::optional<TestResult> exact, bool controls = true) {
+    Outcome o;
+    o.claim = &cl;
+    o.evidence.printed = printed;
+    o.evidence.exact = exact;
+    if (controls) o.evidence.control(mc(1.0, 0.0, 0.01, 1e-12));
+    o.evidence.relevance = 0.1;
+    return o;
+  };
+  const auto r = judge(
+      {// no control at all: inconclusive, however clear the printed test
+       with(a, mc(1.0, 1.0, 0.01, 0.9), std::nullopt, false),
+       // printed rejected (deviation 0.5 >= 0.1); exact rejected but its deviation 0.1 - 1.01 z se is within
+       // the relevance with confidence: erratum (the "within" reading)
+       with(b, mc(1.5, 1.0, 0.01, 1e-12), mc(1.0 + 0.1 - 1.01 * z * 0.01, 1.0, 0.01, 1e-9)),
+       // printed rejected; exact not rejected but its test too weak for the relevance (se 0.1: detectable
+       // deviation ~0.4 > 0.1): inconclusive
+       with(c, mc(1.5, 1.0, 0.01, 1e-12), mc(1.0, 1.0, 0.1, 0.9)),
+       // printed rejected; exact rejected with a deviation below the relevance that its interval cannot
+       // bound below it: inconclusive
+       with(d, mc(1.5, 1.0, 0.01, 1e-12), mc(1.0 + 0.1 - 0.5 * z * 0.01, 1.0, 0.01, 1e-9)),
+       // printed and exact both rejected with deviations >= relevance: fails
+       with(e, mc(1.5, 1.0, 0.01, 1e-12), mc(1.3, 1.0, 0.01, 1e-12)),
+       // printed rejected with a deviation just under the relevance (0.99): not fails (unclear: inconclusive)
+       with(f, mc(1.099, 1.0, 0.01, 1e-12), std::nullopt),
+       // ... and exactly at it: fails
+       with(g, mc(1.1, 1.0, 0.01, 1e-12), std::nullopt),
+       // printed accepted with power (se 0.01: detectable ~0.045 <= 0.1): holds; its p * 8 > 1 is capped at 1
+       with(h, mc(1.0, 1.0, 0.01, 0.6), std::nullopt)},
+      0.01, 8);
+  const auto& o = r.outcomes;
+  CHECK(o[0].verdict == Verdict::inconclusive);
+  CHECK_THAT(o[0].reason, Catch::Matchers::Contains("no negative control"));
+  CHECK(o[1].verdict == Verdict::erratum);
+  CHECK_THAT(o[1].reason, Catch::Matchers::Contains("within the relevance"));
+  CHECK(o[2].verdict == Verdict::inconclusive);
+  CHECK_THAT(o[2].reason, Catch::Matchers::Contains("under-powered"));
+  CHECK(o[3].verdict == Verdict::inconclusive);
+  CHECK_THAT(o[3].reason, Catch::Matchers::Contains("cannot bound below"));
+  CHECK(o[4].verdict == Verdict::fails);
+  CHECK_THAT(o[4].reason, Catch::Matchers::Contains("both rejected"));
+  CHECK(o[5].verdict == Verdict::inconclusive);
+  CHECK(o[6].verdict == Verdict::fails);
+  CHECK_THAT(o[6].reason, Catch::Matchers::Contains("deviation 0.1 >= relevance 0.1"));
+  CHECK(o[7].verdict == Verdict::holds);
+  CHECK(o[7].min_detectable == Approx(mdd).epsilon(1e-12));
+  CHECK(o[7].printed_p_adj == 1.0);                          // 0.6 x 8 capped
+  CHECK(o[6].printed_p_adj == Approx(8e-12).epsilon(1e-9));  // below the cap: p x family
+  CHECK(o[1].exact_p_adj == Approx(8e-9).epsilon(1e-9));
+  CHECK(o[0].exact_p_adj == 1.0);  // no exact form
+  // The same printed rejection with the relevance raised past the deviation, confidently: holds, not fails.
+  Outcome raised = with(g, mc(1.1, 1.0, 0.01, 1e-12), std::nullopt);
+  raised.evidence.relevance = 0.1 + 1.01 * z * 0.01;
+  CHECK(judge({raised}, 0.01, 8).outcomes[0].verdict == Verdict::holds);
+}

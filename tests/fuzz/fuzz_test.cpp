@@ -2,7 +2,8 @@
 //   * the scenario parser and validation (parse_scenario -> study_for -> prepare_scenario: TOML,
 //     sweeps, budgets, every study's declared parameters and its own checks), in process;
 //   * the command-line option parsers of every subcommand, through the real executable (a crash or
-//     an exit code other than 0 / 2 is a finding; a run over 3 s is killed and counted as slow).
+//     an exit code other than 0 / 2 is a finding, and so is a run still going after kHangLimit (60 s):
+//     it is killed and reported as a hang naming the command line; runs over 3 s are only counted).
 // The corpus is every shipped scenario (scenarios/, tests/data/) and a list of valid command lines;
 // mutations are drawn from a splitmix64 stream seeded by the iteration, so run N is reproducible.
 // A finding is written to $MOELAB_FUZZ_OUT (default <build>/fuzz-findings) and fails the test.
@@ -207,11 +208,21 @@ std::vector<std::string> mutate_args(std::vector<std::string> a, Rng& r) {
 }
 
 struct CliOutcome {
-  int code = -1;    // exit code, or -signal
-  bool slow = false;
+  int code = -1;      // exit code, or -signal
+  bool slow = false;  // over 3 s: counted, not a finding (a mutated size may ask for real work)
+  bool hung = false;  // still running after kHangLimit: killed, a finding
 };
 
-/// Runs the executable in `cwd` (so a mutated -o lands there), output discarded, killed after 3 s.
+// A run that has not exited after this long is a hang (a finding). Each corpus command line asks for a
+// small job: the fast suite's 60 runs take ~0.16 s each on the loaded 2-core machine (process start
+// included), and no run has exceeded 3 s. 60 s is ~400x that, so a loaded machine (or a sanitizer
+// build, ~10x slower) does not turn a correct run into a finding, while a real hang (a blocking open
+// of a planted FIFO, an endless loop on a mutated size) is still caught within one ctest run. A
+// mutated size that legitimately asks for a minute of work is reported too: a command accepting such
+// a request without a refusal is worth a look.
+constexpr auto kHangLimit = std::chrono::seconds(60);
+
+/// Runs the executable in `cwd` (so a mutated -o lands there), output discarded, killed after kHangLimit.
 CliOutcome run_exe(const std::vector<std::string>& args, const fs::path& cwd) {
   const std::string exe = std::string(MOELAB_BINARY_DIR) + "/bin/moelab";
   std::vector<char*> argv{const_cast<char*>(exe.c_str())};
@@ -229,20 +240,21 @@ CliOutcome run_exe(const std::vector<std::string>& args, const fs::path& cwd) {
   const auto t0 = std::chrono::steady_clock::now();
   int status = 0;
   while (::waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(3)) {
+    if (std::chrono::steady_clock::now() - t0 > kHangLimit) {
       ::kill(pid, SIGKILL);
       ::waitpid(pid, &status, 0);
-      o.slow = true;
+      o.slow = o.hung = true;
       return o;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
+  o.slow = std::chrono::steady_clock::now() - t0 > std::chrono::seconds(3);
   o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
   return o;
 }
 
 struct CliStats {
-  int runs = 0, ok = 0, refused = 0, slow = 0;
+  int runs = 0, ok = 0, refused = 0, slow = 0, hung = 0;
 };
 
 void cli_target(std::uint64_t iteration, const std::vector<std::string>& corpus, Findings& f, CliStats& st) {
@@ -259,7 +271,7 @@ void cli_target(std::uint64_t iteration, const std::vector<std::string>& corpus,
   }
   // Round 2: a hostile file at the journal's path of `run` (a FIFO, a link to /dev/zero,
   // a link to a file of the user's, a directory), sometimes with --resume. Each must be refused at
-  // once: a slow run (a hang) or a changed victim is a finding.
+  // once: a hang or a changed victim is a finding.
   const fs::path journal = cwd / "out.csv.journal", victim = cwd / "victim.txt";
   std::error_code ec;
   fs::remove_all(journal, ec);
@@ -279,15 +291,24 @@ void cli_target(std::uint64_t iteration, const std::vector<std::string>& corpus,
   }
   const CliOutcome o = run_exe(args, cwd);
   ++st.runs;
-  if (shape >= 4 && (o.slow || slurp(victim) != "precious\n")) {
+  if (shape >= 4 && (o.hung || slurp(victim) != "precious\n")) {
     std::string line;
     for (const auto& a : args) line += "'" + a + "' ";
     f.record("journal", line + fmt::format("\n--- journal shape {} ---\n", shape) + slurp(cwd / "fuzz.toml"),
-             o.slow ? "a hang with a planted journal" : "the journal link's target was changed");
+             o.hung ? "a hang with a planted journal" : "the journal link's target was changed");
   }
   fs::remove_all(journal, ec);
-  if (o.slow) ++st.slow;
-  else if (o.code == 0) ++st.ok;
+  st.slow += o.slow;
+  if (o.hung) {
+    ++st.hung;
+    if (shape < 4) {  // a planted journal's hang is recorded above
+      std::string line;
+      for (const auto& a : args) line += "'" + a + "' ";
+      const std::string what = fmt::format("no exit within {} s: killed (a hang): moelab {}", kHangLimit.count(), line);
+      if (args.size() > 1 && args[0] == "run") line += "\n--- scenario ---\n" + slurp(cwd / "fuzz.toml");
+      f.record("cli", line, what);
+    }
+  } else if (o.code == 0) ++st.ok;
   else if (o.code == 2) ++st.refused;
   else {
     std::string line;
@@ -360,9 +381,9 @@ void fuzz(const Budget& b) {
   const bool have_exe = fs::exists(fs::path(MOELAB_BINARY_DIR) / "bin" / "moelab");
   std::uint64_t m = 0;
   for (; have_exe && (b.seconds > 0 ? elapsed() < b.seconds : m < b.cli_iterations); ++m) cli_target(m, corpus, f, st);
-  WARN(fmt::format("fuzz: {} scenario inputs and {} activation CSVs in {:.1f} s, {} command lines ({} ok, {} refused with exit 2, {} slow) in "
+  WARN(fmt::format("fuzz: {} scenario inputs and {} activation CSVs in {:.1f} s, {} command lines ({} ok, {} refused with exit 2, {} over 3 s, {} hung) in "
                    "{:.1f} s{}; findings: {}",
-                   n + corpus.size(), activations, scenario_seconds, st.runs, st.ok, st.refused, st.slow, elapsed() - scenario_seconds,
+                   n + corpus.size(), activations, scenario_seconds, st.runs, st.ok, st.refused, st.slow, st.hung, elapsed() - scenario_seconds,
                    have_exe ? "" : " (no bin/moelab: CLI target skipped)", f.count));
   CHECK(f.count == 0);
 }

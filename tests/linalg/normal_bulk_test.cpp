@@ -89,8 +89,14 @@ TEST_CASE("the AVX-512 and AVX2 paths of the bulk normals give the same bits", "
   // fill_normal_blocks takes the AVX-512 path at run time on CPUs that have it; every lane runs the
   // same IEEE operations as the AVX2 path, so the normals must be bit-identical (no tolerance),
   // including the 32-bit wrap of the block counter and windows that are not multiples of 16 blocks.
+  // Without the AVX-512 path (a CPU without it, or MOELAB_NO_AVX512=1) both sides would be the AVX2
+  // path compared with itself, which cannot fail: the case is skipped, visibly, with no assertion.
   const std::string path = moelab::normal_kernel_path();
-  if (path != "avx512") WARN("this CPU takes the " << path << " path: both sides below are that path");
+  if (path != "avx512") {
+    WARN("SKIPPED: this CPU (or MOELAB_NO_AVX512) takes the " << path
+                                                              << " path, so there is no AVX-512 path to compare with AVX2");
+    return;
+  }
   const std::uint64_t seeds[] = {1, 0x9e3779b97f4a7c15ull};
   const std::uint64_t trials[] = {0, (1ull << 32) + 3};
   const std::uint64_t firsts[] = {0, 5, 0xfffffff0ull};  // the last one wraps past 2^32

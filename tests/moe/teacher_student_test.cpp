@@ -3,8 +3,10 @@
 // the student learning the teacher (fast: loss falls; [slow]: matching granularity gets close).
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -200,4 +202,62 @@ TEST_CASE("training inputs: draw j is the stream's bulk normal j rounded, for an
       REQUIRE(std::abs(z - rs.normal(static_cast<std::uint64_t>(j))) < 1e-14);
     }
   }
+}
+
+namespace {
+/// The normalized test MSE computed here from its definition: sum ||f(x) - t||^2 / sum ||t||^2 over
+/// the run's test set, with f the student evaluated by moe::evaluate (not through test_mse).
+double nmse_by_definition(const TeacherStudent<double>& ts) {
+  const auto Y = evaluate(ts.student(), ts.data().test_x());
+  return (Y - ts.data().test_t()).squaredNorm() / ts.data().test_t().squaredNorm();
+}
+
+/// Replaces the student's parameters by `theta` through a checkpoint (the documented format: a 40-byte
+/// header, then the P student parameters), keeping step 0 and the optimizer's zero moments.
+void set_student(TeacherStudent<double>& ts, const Eigen::VectorXd& theta, const std::string& path) {
+  ts.save(path);
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const auto P = static_cast<std::size_t>(ts.student().params().size());
+  REQUIRE(static_cast<std::size_t>(theta.size()) == P);
+  REQUIRE(bytes.size() >= 40 + 8 * P);
+  std::memcpy(bytes.data() + 40, theta.data(), 8 * P);
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  ts.load(path);
+  std::filesystem::remove(path);
+}
+}  // namespace
+
+TEST_CASE("normalized test MSE: the zero student gives 1, the teacher itself 0, a trained student its definition",
+          "[moe][train]") {
+  TrainConfig cfg = small_config(0);
+  cfg.student = cfg.teacher;  // same shape, so the teacher's parameters are a student's
+  TeacherStudent<double> ts(cfg);
+  const std::string path = temp_path("nmse");
+  // A zero student outputs 0 everywhere: sum ||0 - t||^2 / sum ||t||^2 = 1 up to the rounding of the
+  // two sums (a few ulp; 1e-12 relative).
+  set_student(ts, Eigen::VectorXd::Zero(ts.student().params().size()), path);
+  CHECK(ts.student().params().isZero(0.0));
+  CHECK_THAT(ts.test_nmse(), WithinRel(1.0, 1e-12));
+  // The teacher as student: identical outputs, nMSE exactly 0.
+  set_student(ts, ts.teacher().params(), path);
+  CHECK(ts.test_nmse() == 0.0);
+  // Control: the teacher scaled by 1/2 in every parameter is neither (a wrong normalisation such as
+  // dividing by the test size instead of the teacher's energy would also move this off the definition).
+  const Eigen::VectorXd half = 0.5 * ts.teacher().params();
+  set_student(ts, half, path);
+  const double h = ts.test_nmse();
+  CHECK(h > 0.01);
+  CHECK(h < 0.99);
+  CHECK_THAT(h, WithinRel(nmse_by_definition(ts), 1e-12));
+  // A student trained from its own initialisation: test_nmse is the definition's value.
+  TeacherStudent<double> trained(small_config(0));
+  trained.train_until(20);
+  CHECK_THAT(trained.test_nmse(), WithinRel(nmse_by_definition(trained), 1e-12));
 }

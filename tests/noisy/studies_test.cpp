@@ -139,6 +139,38 @@ TEST_CASE("the excess-risk summary fits a/n^2 + b/n over the points with n > d",
   }
   CHECK_THAT(dense, Contains("over 4 points with n > d = 6"));  // n = 4 is left out
   CHECK_THAT(sparse, Contains("over 4 points with n > d = 6"));
+  // The printed a and b are the weighted least-squares solution computed here from the rows, by the
+  // 2 x 2 normal equations of mean ~ a/n^2 + b/n with weights 1/SE^2 (not through fit_excess_order).
+  const TableView v(t);
+  for (const std::string est : {"dense", "sparse"}) {
+    double s22 = 0, s21 = 0, s11 = 0, y2 = 0, y1 = 0;
+    for (std::size_t r = 0; r < v.size(); ++r) {
+      if (v.text(r, "estimator") != est || v.integer(r, "n") <= 6) continue;
+      const double n = static_cast<double>(v.integer(r, "n")), se = v.real(r, "excess_std_error");
+      const double w = 1.0 / (se * se), x2 = 1.0 / (n * n), x1 = 1.0 / n, y = v.real(r, "excess_mean");
+      s22 += w * x2 * x2, s21 += w * x2 * x1, s11 += w * x1 * x1, y2 += w * x2 * y, y1 += w * x1 * y;
+    }
+    const double det = s22 * s11 - s21 * s21;
+    const double a = (s11 * y2 - s21 * y1) / det, b = (s22 * y1 - s21 * y2) / det;
+    const std::string& text = est == "dense" ? dense : sparse;
+    INFO(est << ": " << text << " | here a = " << a << ", b = " << b);
+    const auto a_at = text.find(": a = "), b_at = text.find(", b = ");
+    REQUIRE(a_at != std::string::npos);
+    REQUIRE(b_at != std::string::npos);
+    // The metadata prints 6 significant digits: a relative 1e-5 covers the rounding, not a wrong fit.
+    CHECK_THAT(std::stod(text.substr(a_at + 6)), WithinRel(a, 1e-5));
+    CHECK_THAT(std::stod(text.substr(b_at + 6)), WithinRel(b, 1e-5));
+    // Control: the unweighted fit differs from the weighted one by more than that rounding here (the
+    // standard errors fall with n), so a fit that dropped the weights would be caught.
+    double u22 = 0, u21 = 0, u11 = 0, v2 = 0, v1 = 0;
+    for (std::size_t r = 0; r < v.size(); ++r) {
+      if (v.text(r, "estimator") != est || v.integer(r, "n") <= 6) continue;
+      const double n = static_cast<double>(v.integer(r, "n")), x2 = 1.0 / (n * n), x1 = 1.0 / n, y = v.real(r, "excess_mean");
+      u22 += x2 * x2, u21 += x2 * x1, u11 += x1 * x1, v2 += x2 * y, v1 += x1 * y;
+    }
+    const double bu = (u22 * v1 - u21 * v2) / (u22 * u11 - u21 * u21);
+    CHECK_FALSE(std::fabs(bu - b) <= 1e-5 * std::fabs(b));
+  }
 }
 
 TEST_CASE("fit_excess_order recovers a and b from exact data and skips unusable points", "[noisy][excess]") {
@@ -170,6 +202,39 @@ TEST_CASE("the risk study's printed and exact columns agree at Thm 2 and Thm 3 a
   REQUIRE(w.size() == 2);
   CHECK(w.real(0, "eta") == 1.5);
   CHECK(std::fabs(w.real(1, "printed") - w.real(1, "exact")) > 1e-3 * w.real(1, "exact"));  // Thm 4 erratum
+}
+
+TEST_CASE("the risk study's Monte-Carlo column agrees with the exact risk within 4 SE, and rejects a wrong form",
+          "[noisy][studies][risk]") {
+  // 4 standard errors: a two-sided miss has probability ~6e-5 per row at a fixed seed (8 rows here).
+  // The standard error is the sample's own (4000 test points), so the tolerance shrinks as 1/sqrt(N).
+  const auto t = run_study_text(study("noisy.risk"), kModel + "[sweep]\n\"params.sigma_o2\" = [0.5, 2.0]\n", budget(4000));
+  const TableView v(t);
+  REQUIRE(v.size() == 4);
+  for (std::size_t r = 0; r < v.size(); ++r) {
+    INFO("row " << r << ": sigma_o2 " << v.real(r, "sigma_o2") << " " << v.text(r, "estimator") << ": mc "
+                << v.real(r, "mc_mean") << " +- " << v.real(r, "mc_std_error") << ", exact " << v.real(r, "exact"));
+    REQUIRE(v.real(r, "mc_std_error") > 0.0);
+    CHECK(std::fabs(v.real(r, "mc_mean") - v.real(r, "exact")) <= 4.0 * v.real(r, "mc_std_error"));
+  }
+  // Control: the exact risk at the other test-noise level (the risk as if sigma_o2 were ignored, i.e.
+  // Thm 2's value used at Thm 3's point and back) must be more than 4 SE from each Monte-Carlo mean.
+  for (std::size_t r = 0; r < 2; ++r) {
+    INFO(v.text(r, "estimator") << ": exact at 0.5 " << v.real(r, "exact") << " vs at 2.0 " << v.real(r + 2, "exact"));
+    CHECK(std::fabs(v.real(r, "mc_mean") - v.real(r + 2, "exact")) > 4.0 * v.real(r, "mc_std_error"));
+    CHECK(std::fabs(v.real(r + 2, "mc_mean") - v.real(r, "exact")) > 4.0 * v.real(r + 2, "mc_std_error"));
+  }
+  // Under Thm 4's mis-routing the printed form (the erratum) is rejected by the same 4 SE rule and
+  // the exact one accepted.
+  const auto m = run_study_text(study("noisy.risk"), kModel + "[params]\neta = 1.5\n", budget(20000));
+  const TableView w(m);
+  REQUIRE(w.size() == 2);
+  for (std::size_t r = 0; r < w.size(); ++r) {
+    INFO(w.text(r, "estimator") << ": mc " << w.real(r, "mc_mean") << " +- " << w.real(r, "mc_std_error") << ", exact "
+                                << w.real(r, "exact") << ", printed " << w.real(r, "printed"));
+    CHECK(std::fabs(w.real(r, "mc_mean") - w.real(r, "exact")) <= 4.0 * w.real(r, "mc_std_error"));
+  }
+  CHECK(std::fabs(w.real(1, "mc_mean") - w.real(1, "printed")) > 4.0 * w.real(1, "mc_std_error"));
 }
 
 namespace {

@@ -138,6 +138,33 @@ TEST_CASE("in the plane the region masses are the angles of the cones", "[routin
   const double p = boost::math::cdf(boost::math::complement(boost::math::chi_squared(std::max(cells - 1, 1)), chi2));
   // A correct sampler gives a uniform p; 1e-4 fails once in 1e4 seeds.
   CHECK(p > 1e-4);
+  // Control: the angle grid of the routing vectors with row 0 scaled by 2 (a wrong form: a score
+  // computed with an unnormalised or doubled vector) must be rejected by the same test. A region that
+  // the wrong grid leaves empty but the sample fills rejects at once.
+  Eigen::MatrixXd R2 = R;
+  R2.row(0) *= 2.0;
+  const rt::Router wrong(R2, k, rt::ScorePath::full);
+  std::vector<double> wrong_mass(C, 0.0);
+  for (int g = 0; g < grid; ++g) {
+    const double th = 2 * M_PI * (g + 0.5) / grid;
+    wrong_mass[wrong.region_of(Eigen::Vector2d(std::cos(th), std::sin(th)))] += 1.0 / grid;
+  }
+  double chi2_wrong = 0.0;
+  int wrong_cells = 0;
+  bool impossible = false;
+  for (std::uint64_t r = 0; r < C; ++r) {
+    if (wrong_mass[r] == 0) {
+      impossible = impossible || h.count(r) > 0;
+      continue;
+    }
+    const double e = wrong_mass[r] * n;
+    chi2_wrong += (static_cast<double>(h.count(r)) - e) * (static_cast<double>(h.count(r)) - e) / e;
+    ++wrong_cells;
+  }
+  const double p_wrong =
+      impossible ? 0.0 : boost::math::cdf(boost::math::complement(boost::math::chi_squared(std::max(wrong_cells - 1, 1)), chi2_wrong));
+  CAPTURE(chi2_wrong, impossible);
+  CHECK(p_wrong < 1e-4);
 }
 
 TEST_CASE("the projected score path has the law of the full one", "[routing][regions]") {

@@ -148,4 +148,15 @@ TEST_CASE("band model with no signal is the Dumitriu-Edelman bidiagonal model", 
   CHECK(std::abs(mean(reduced.trace) - M) <= 4 * se);
   CHECK(ks_two_sample_p(reduced.largest, entries.largest) > 1e-3);
   CHECK(ks_two_sample_p(reduced.smallest, entries.smallest) > 1e-3);
+  // Controls: the same bidiagonal model with every chi degree of freedom shifted by one (the nearest
+  // wrong form: an off-by-one in the Dumitriu-Edelman indices) must fail the same KS tests against the
+  // entries, and its trace the same 4 SE rule.
+  for (const int shift : {+1, -1}) {
+    const auto wrong = collect(K, [&](std::uint64_t t) {
+      return sp::detail::banded_info_plus_noise_eigenvalues(M, N, none, 1.0, 31, t, shift);
+    });
+    INFO("control: chi degrees of freedom shifted by " << shift);
+    CHECK_FALSE(std::abs(mean(wrong.trace) - M) <= 4 * se);
+    CHECK(ks_two_sample_p(wrong.largest, entries.largest) < 1e-3);
+  }
 }

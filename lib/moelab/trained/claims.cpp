@@ -9,8 +9,8 @@ namespace moelab::trained {
 
 void register_claims(claims::Registry& r) {
   r.add({"trained.thm1.gap_below_bound", "compositional, Theorem 1 (Eq. 5) on trained MoEs",
-         "Theorem 1 as printed bounds the generalization gap (bounded loss) of trained top-k MoEs, checked where it is not "
-         "vacuous (m = 4096, T = 4, k = 2).",
+         "Theorem 1 as printed bounds the generalization gap (bounded loss) of trained top-k MoEs, checked at the most "
+         "stringent size where it is not vacuous (m = 2048, T = 4, k = 2).",
          claims::ClaimKind::bound, detail::gap_vs_bound});
   r.add({"trained.thm1.gap_grows_with_k", "compositional, Theorem 1 (Eq. 5, the 2 k N d_N log T term)",
          "At fixed T and m the generalization gap of a trained top-k MoE grows with k (T = 16, k = 2 -> 4, m = 256).",

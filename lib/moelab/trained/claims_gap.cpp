@@ -12,6 +12,7 @@
 
 #include "moelab/bounds/generalization.hpp"
 #include "moelab/core/parallel.hpp"
+#include "moelab/core/stats.hpp"
 #include "moelab/trained/detail/claim_support.hpp"
 #include "moelab/trained/generalization_gap.hpp"
 
@@ -43,35 +44,46 @@ std::string values(const std::vector<GapRun>& runs, std::size_t first, std::size
 
 }  // namespace
 
-// Theorem 1 as printed bounds the measured gap at a size where it is not vacuous (m = 4096, T = 4,
-// k = 2: the bound is ~0.6 < 1); control: "no gap" (E gap <= 0) at m = 64 must be rejected, i.e. the
-// measurement sees a gap where there is one.
+// Theorem 1 as printed bounds the measured gap, checked at the most stringent size where it is not
+// vacuous: T = 4, k = 2, m = 2048 (printed bound ~0.85 < 1). Over m = 64..8192 (6 seeds) the printed
+// bound exceeds the mean gap by 12x (m = 64, bound 5.6) to 95x (m = 2048) and more: the gap is at most
+// 1 (loss in [0, 1]) and falls below 0.05 before the bound falls below 1. So a bound 2x too small is
+// still a true bound at every m and no measurement of this gap can reject it; the wrong forms the test
+// can reject are those below the gap itself. The control is therefore the smallest such form at the
+// claim's own point, on the same seeds: "no gap" (E gap <= 0) must be rejected, i.e. the measurement
+// resolves the gap it compares with the bound (not a gap at another size). The note gives the factor
+// by which the bound could shrink and still hold here (a lower confidence limit of bound / gap).
 Evidence gap_vs_bound(const CheckBudget& b, const RngKey& key) {
-  const std::int64_t seeds = b.pick<std::int64_t>(6, 16);
-  const auto big = claim_spec(4, 2, 4096), small = claim_spec(4, 2, 64);
-  const auto runs = gap_runs({big, small}, seeds, key);
+  // 12 seeds: the per-seed gap at m = 2048 has a spread ~0.004 around a mean ~0.009, so "no gap" is
+  // rejected at t ~ 8 (11 dof), comfortably past the suite level; 6 seeds gave t ~ 6 on 5 dof, p ~ 1e-3,
+  // too weak for alpha / 99.
+  const std::int64_t seeds = b.pick<std::int64_t>(24, 64);
+  const auto spec = claim_spec(4, 2, 2048);
+  const auto runs = gap_runs({spec}, seeds, key);
   const auto n = static_cast<std::size_t>(seeds);
-  Welford gb, gs, rb;
-  for (std::size_t t = 0; t < n; ++t) gb.add(runs[t].gap()), rb.add(runs[t].expert_rademacher), gs.add(runs[n + t].gap());
-  const auto p = theorem1_params(big, rb.mean());
+  Welford g, rb;
+  for (std::size_t t = 0; t < n; ++t) g.add(runs[t].gap()), rb.add(runs[t].expert_rademacher);
+  const auto p = theorem1_params(spec, rb.mean());
   const auto printed = bounds::theorem1_printed(p), eq17 = bounds::theorem1_eq17(p), derived = bounds::theorem1_derived(p);
-  const auto ps = theorem1_params(small, 0.0);
   Evidence e;
   e.printed = claims::upper_bound_test(
-      fmt::format("E gap <= Theorem 1 as printed (Eq. 5) = {:.3f} at m = 4096, T = 4, k = 2 (d_N = d T = 32, R_m(H) = {:.4f})",
+      fmt::format("E gap <= Theorem 1 as printed (Eq. 5) = {:.3f} at m = 2048, T = 4, k = 2 (d_N = d T = 32, R_m(H) = {:.4f})",
                   printed.total, rb.mean()),
-      gb, printed.total);
-  e.control(claims::upper_bound_test("no generalization gap at m = 64 (E gap <= 0)", gs, 0.0));
+      g, printed.total);
+  e.control(claims::upper_bound_test("no generalization gap at the same point (E gap <= 0, m = 2048, same seeds)", g, 0.0));
   // A violation smaller than 0.05 (5% of the loss range [0, 1]) would not change the reading that the
   // bound sits far above the gap.
   e.relevance = 0.05;
+  // Upper 99.9% limit of the mean gap (one-sided t): the bound could shrink by bound / that and still hold.
+  const double gap_high = g.mean() + student_t_quantile(0.999, static_cast<double>(n) - 1.0) * g.standard_error();
   e.note = fmt::format(
-      "{} seeds (paired teacher/data). m = 4096: gap {:.4f} +- {:.2g} (seeds: {}); Theorem 1 printed {:.3f}, Eq. 17 {:.3f}, "
-      "derived {:.3f} (bound / gap = {:.0f} for Eq. 17). m = 64: gap {:.3f} +- {:.2g}; Theorem 1 there is vacuous "
-      "(deviation term alone {:.2f} > 1). {}",
-      seeds, gb.mean(), gb.standard_error(), values(runs, 0, n), printed.total, eq17.total, derived.total, eq17.total / gb.mean(),
-      gs.mean(), gs.standard_error(), bounds::theorem1_printed(ps).deviation_term,
-      b.full ? "--full: 16 seeds." : "--quick: 6 seeds x 2 sizes, ~0.1 s of training each.");
+      "{} seeds. m = 2048: gap {:.4f} +- {:.2g} (seeds: {}); Theorem 1 printed {:.3f}, Eq. 17 {:.3f}, derived {:.3f}. "
+      "bound / gap = {:.0f} (printed); with the gap at its upper 99.9% limit {:.4f}, a bound {:.0f}x smaller than printed "
+      "would still hold here, so a bound 2x too small cannot be rejected by this (or any) measurement of the gap: it is "
+      "true. The test rejects only forms below the gap (control: no gap). {}",
+      seeds, g.mean(), g.standard_error(), values(runs, 0, n), printed.total, eq17.total, derived.total,
+      printed.total / g.mean(), gap_high, printed.total / gap_high,
+      b.full ? "--full: 64 seeds." : "--quick: 24 seeds, ~0.1 s of training each.");
   return e;
 }
 
