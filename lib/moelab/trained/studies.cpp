@@ -232,6 +232,34 @@ CompositionalSpec read_task(const PointParams& p) {
   return s;
 }
 
+/// A list of k values under `key`, each in 1..T, at least one (messages naming the key).
+std::vector<int> read_k_list(const PointParams& p, const std::string& key, int T, const char* what) {
+  std::vector<int> out;
+  for (auto k : p.integer_list(key)) {
+    if (k < 1 || k > T) p.fail(key, fmt::format("{} = {} outside 1..T = {}", what, k, T));
+    out.push_back(static_cast<int>(k));
+  }
+  if (out.empty()) p.fail(key, fmt::format("give at least one {}", what));
+  return out;
+}
+
+/// The compositional studies' cost: the data (train and two test sets), the parameters with their
+/// gradient and AdamW moments, and a batch's activations, per thread; and the flops of training at k
+/// (6 per active parameter and sample) and of evaluating both test sets at k (2 per active parameter).
+double compositional_bytes(const CompositionalSpec& s) {
+  const double din = static_cast<double>(s.M) * (3 * s.rows - 1) * s.V, dout = static_cast<double>(s.M) * s.V;
+  const double data = 8.0 * din * static_cast<double>(s.train_size + 2 * s.test_size);
+  const double params = static_cast<double>(s.T) * (s.width * (din + dout + 1) + dout) + s.T * din;
+  return num_threads() * (data + 8.0 * 4.0 * params + 8.0 * s.batch * (din + 4.0 * s.width * 8));
+}
+double compositional_active(const CompositionalSpec& s, int k) {
+  const double din = static_cast<double>(s.M) * (3 * s.rows - 1) * s.V, dout = static_cast<double>(s.M) * s.V;
+  return k * s.width * (din + dout) + s.T * din;
+}
+double compositional_train_work(const CompositionalSpec& s, int k) {
+  return 6.0 * static_cast<double>(s.steps) * s.batch * compositional_active(s, k);
+}
+
 /// The parameters of the task, the model and the training (trained.compositional_kstar's, without k).
 std::vector<ParamDecl> task_params() {
   return {
@@ -318,11 +346,7 @@ StudyDef compositional_study() {
         pt.a = p.real("params.kstar_a");
         pt.b = p.real("params.kstar_b");
         pt.d_N = p.real("params.kstar_d_N");
-        for (auto k : p.integer_list("params.k_list")) {
-          if (k < 1 || k > s.T) p.fail("params.k_list", fmt::format("k = {} outside 1..T = {}", k, s.T));
-          pt.ks.push_back(static_cast<int>(k));
-        }
-        if (pt.ks.empty()) p.fail("params.k_list", "give at least one k");
+        pt.ks = read_k_list(p, "params.k_list", s.T, "k");
         return pt;
       },
       [](const KStarPoint& pt, const RunContext& ctx, RowSink& rows) {
@@ -377,14 +401,9 @@ StudyDef compositional_study() {
       },
       [](const KStarPoint& pt, std::int64_t trials) { return pt.ks.size() * static_cast<std::size_t>(trials); });
   set_cost<KStarPoint>(def, [](const KStarPoint& pt, std::int64_t trials) {
-    const auto& s = pt.spec;
-    const double din = static_cast<double>(s.M) * (3 * s.rows - 1) * s.V, dout = static_cast<double>(s.M) * s.V;
-    const double data = 8.0 * din * static_cast<double>(s.train_size + 2 * s.test_size);
-    const double params = static_cast<double>(s.T) * (s.width * (din + dout + 1) + dout) + s.T * din;
-    const double bytes = num_threads() * (data + 8.0 * 4.0 * params + 8.0 * s.batch * (din + 4.0 * s.width * 8));
     double work = 0.0;
-    for (int k : pt.ks) work += 6.0 * static_cast<double>(s.steps) * s.batch * (k * s.width * (din + dout) + s.T * din);
-    return StudyCost{bytes, work * static_cast<double>(trials)};
+    for (int k : pt.ks) work += compositional_train_work(pt.spec, k);
+    return StudyCost{compositional_bytes(pt.spec), work * static_cast<double>(trials)};
   });
   return def;
 }
@@ -439,17 +458,9 @@ StudyDef inference_k_study() {
         const int T = pt.spec.T;
         if (pt.spec.gating.routing != moe::Routing::top_k)
           p.fail("params.routing", "inference-time k sets the number of experts: use routing = top_k");
-        for (auto k : p.integer_list("params.k0_list")) {
-          if (k < 1 || k > T) p.fail("params.k0_list", fmt::format("k0 = {} outside 1..T = {}", k, T));
-          pt.k0s.push_back(static_cast<int>(k));
-        }
-        if (pt.k0s.empty()) p.fail("params.k0_list", "give at least one k0");
+        pt.k0s = read_k_list(p, "params.k0_list", T, "k0");
         if (p.has("params.eval_k_list")) {
-          for (auto k : p.integer_list("params.eval_k_list")) {
-            if (k < 1 || k > T) p.fail("params.eval_k_list", fmt::format("k = {} outside 1..T = {}", k, T));
-            pt.eval_ks.push_back(static_cast<int>(k));
-          }
-          if (pt.eval_ks.empty()) p.fail("params.eval_k_list", "give at least one k");
+          pt.eval_ks = read_k_list(p, "params.eval_k_list", T, "k");
         } else {
           for (int k = 1; k <= T; ++k) pt.eval_ks.push_back(k);
         }
@@ -509,16 +520,12 @@ StudyDef inference_k_study() {
       [](const InferenceKPoint& pt, std::int64_t trials) { return pt.k0s.size() * static_cast<std::size_t>(trials); });
   set_cost<InferenceKPoint>(def, [](const InferenceKPoint& pt, std::int64_t trials) {
     const auto& s = pt.spec;
-    const double din = static_cast<double>(s.M) * (3 * s.rows - 1) * s.V, dout = static_cast<double>(s.M) * s.V;
-    const double data = 8.0 * din * static_cast<double>(s.train_size + 2 * s.test_size);
-    const double params = static_cast<double>(s.T) * (s.width * (din + dout + 1) + dout) + s.T * din;
-    const double bytes = num_threads() * (data + 8.0 * 4.0 * params + 8.0 * s.batch * (din + 4.0 * s.width * 8));
     double work = 0.0;
     for (int k : pt.k0s) {
-      work += 6.0 * static_cast<double>(s.steps) * s.batch * (k * s.width * (din + dout) + s.T * din);
-      for (int ke : pt.eval_ks) work += 2.0 * 2.0 * static_cast<double>(s.test_size) * (ke * s.width * (din + dout) + s.T * din);
+      work += compositional_train_work(s, k);
+      for (int ke : pt.eval_ks) work += 2.0 * 2.0 * static_cast<double>(s.test_size) * compositional_active(s, ke);
     }
-    return StudyCost{bytes, work * static_cast<double>(trials)};
+    return StudyCost{compositional_bytes(s), work * static_cast<double>(trials)};
   });
   return def;
 }
