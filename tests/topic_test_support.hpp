@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,26 @@
 #include "registered_claims.hpp"
 
 namespace moelab::test {
+
+/// A reference file written by a generator under tests/data (path relative to the source tree): one
+/// key (a word) and its numbers per line, '#' comments; key -> numbers.
+inline std::map<std::string, std::vector<double>> read_keyed_numbers(const std::string& relative) {
+  std::ifstream in(std::string(MOELAB_SOURCE_DIR) + "/" + relative);
+  REQUIRE(in.good());
+  std::map<std::string, std::vector<double>> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream s(line);
+    std::string key;
+    s >> key;
+    std::vector<double> values;
+    for (double v; s >> v;) values.push_back(v);
+    REQUIRE(s.eof());
+    out[key] = values;
+  }
+  return out;
+}
 
 /// The studies one topic registers (`add` is its add_studies), built once.
 template <void (*Add)(std::vector<StudyDef>&)>

@@ -15,29 +15,13 @@
 #include <Eigen/Dense>
 
 #include <catch2/catch.hpp>
+#include "topic_test_support.hpp"
 
 using namespace moelab::moe;
 
 namespace {
 
-std::map<std::string, std::vector<double>> read_reference() {
-  const std::string path = std::string(MOELAB_SOURCE_DIR) + "/tests/data/adamw_torch_reference.txt";
-  std::ifstream in(path);
-  REQUIRE(in.good());
-  std::map<std::string, std::vector<double>> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream s(line);  // a key and its numbers per line
-    std::string key;
-    s >> key;
-    std::vector<double> values;
-    for (double v; s >> v;) values.push_back(v);
-    REQUIRE(s.eof());
-    out[key] = values;
-  }
-  return out;
-}
+std::map<std::string, std::vector<double>> read_reference() { return moelab::test::read_keyed_numbers("tests/data/adamw_torch_reference.txt"); }
 
 Eigen::VectorXd vec(const std::vector<double>& v) { return Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size())); }
 

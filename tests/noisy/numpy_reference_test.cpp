@@ -17,31 +17,14 @@
 
 #include "moelab/linalg/min_norm.hpp"
 #include "moelab/noisy/risk.hpp"
+#include "topic_test_support.hpp"
 
 namespace {
 
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 
-std::map<std::string, std::vector<double>> read_reference() {
-  const std::string path = std::string(MOELAB_SOURCE_DIR) + "/tests/data/noisy_numpy_reference.txt";
-  std::ifstream in(path);
-  REQUIRE(in.good());
-  std::map<std::string, std::vector<double>> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    // One key (a word) and its numbers per line.
-    std::istringstream s(line);
-    std::string key;
-    s >> key;
-    std::vector<double> values;
-    for (double v; s >> v;) values.push_back(v);
-    REQUIRE(s.eof());
-    out[key] = values;
-  }
-  return out;
-}
+std::map<std::string, std::vector<double>> read_reference() { return moelab::test::read_keyed_numbers("tests/data/noisy_numpy_reference.txt"); }
 
 Eigen::MatrixXd row_major(const std::vector<double>& v, int rows, int cols) {
   REQUIRE(v.size() == static_cast<std::size_t>(rows) * cols);
