@@ -170,6 +170,30 @@ std::vector<Block> blocks_of(const MoeModel<double>& model) {
   return b;
 }
 
+/// Per parameter block: the squared distance between the central finite-difference gradient (step
+/// h) of the batch loss and `grad`, and |grad|^2 (num, den).
+struct FdError {
+  std::string name;
+  double num = 0.0, den = 0.0;
+};
+std::vector<FdError> fd_errors(const MoeModel<double>& model, const MatD& X, const MatD& T, const std::vector<int>* orc, const VecD& grad,
+                               double h) {
+  std::vector<FdError> out;
+  for (const Block& b : blocks_of(model)) {
+    FdError e{b.name};
+    for (std::int64_t p : b.index) {
+      MoeModel<double> plus = model, minus = model;
+      plus.params()[p] += h;
+      minus.params()[p] -= h;
+      const double fd = (loss_of(plus, X, T, orc) - loss_of(minus, X, T, orc)) / (2 * h);
+      e.num += (fd - grad[p]) * (fd - grad[p]);
+      e.den += grad[p] * grad[p];
+    }
+    out.push_back(e);
+  }
+  return out;
+}
+
 struct GradCase {
   Weighting weighting;
   ExpertKind expert;
@@ -220,17 +244,8 @@ TEST_CASE("hand-written backward matches central finite differences for every pa
 
     // Central differences, step 1e-6: truncation O(h^2 L''') ~ 1e-12 (the loss is quadratic in each
     // expert layer and smooth in the logits), rounding ~ eps L / h ~ 1e-10 absolute.
-    const double h = 1e-6;
-    for (const Block& b : blocks_of(model)) {
-      double num = 0.0, den = 0.0;
-      for (std::int64_t p : b.index) {
-        MoeModel<double> plus = model, minus = model;
-        plus.params()[p] += h;
-        minus.params()[p] -= h;
-        const double fd = (loss_of(plus, X, T, orc) - loss_of(minus, X, T, orc)) / (2 * h);
-        num += (fd - grad[p]) * (fd - grad[p]);
-        den += grad[p] * grad[p];
-      }
+    for (const FdError& b : fd_errors(model, X, T, orc, grad, 1e-6)) {
+      const double num = b.num, den = b.den;
       const bool router_constant = (b.name.rfind("router", 0) == 0) && s.weighting != Weighting::softmax;
       if (router_constant) {
         // Equal and oracle weights do not depend on the router: gradient exactly 0, FD ~ 0.
@@ -419,17 +434,8 @@ TEST_CASE("gates and adaptive routing: backward matches central finite differenc
     // Central differences, step 1e-6: truncation O(h^2 L^(3)) ~ 1e-12 (the loss is smooth in the
     // logits through exp / sigmoid and quadratic in each expert layer), rounding ~ eps L / h ~ 1e-10
     // absolute; relative 1e-6 per block leaves 3+ orders of magnitude for both.
-    const double h = 1e-6;
-    for (const Block& b : blocks_of(model)) {
-      double num = 0.0, den = 0.0;
-      for (std::int64_t p : b.index) {
-        MoeModel<double> plus = model, minus = model;
-        plus.params()[p] += h;
-        minus.params()[p] -= h;
-        const double fd = (loss_of(plus, X, T, nullptr) - loss_of(minus, X, T, nullptr)) / (2 * h);
-        num += (fd - grad[p]) * (fd - grad[p]);
-        den += grad[p] * grad[p];
-      }
+    for (const FdError& b : fd_errors(model, X, T, nullptr, grad, 1e-6)) {
+      const double num = b.num, den = b.den;
       const double rel = std::sqrt(num / den);
       INFO(b.name << ": relative error " << rel << " (|grad| = " << std::sqrt(den) << ")");
       CHECK(den > 0.0);  // every gate here trains the router, top-1 included
