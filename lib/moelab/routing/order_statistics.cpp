@@ -6,6 +6,7 @@
 #include <boost/math/special_functions/beta.hpp>
 
 #include "moelab/core/error.hpp"
+#include "moelab/core/log_binomial.hpp"
 #include "moelab/routing/subset_rank.hpp"
 
 namespace moelab::routing {

@@ -9,6 +9,7 @@
 #include <boost/math/tools/minima.hpp>
 #include <boost/math/tools/roots.hpp>
 
+#include "moelab/core/compensated_sum.hpp"
 #include "moelab/core/error.hpp"
 
 namespace moelab::sparsity {
@@ -21,17 +22,6 @@ double log_ratio(double T, double k) { return std::log1p((T - k) / k); }
 void expect_k(double k, const TradeoffParams& p) {
   MOELAB_EXPECT(std::isfinite(k) && k >= 1.0 && k <= static_cast<double>(p.T), "k must lie in [1, T]");
 }
-
-// Neumaier's compensated sum of positive terms.
-struct CompensatedSum {
-  double sum = 0.0, c = 0.0;
-  void add(double x) {
-    const double t = sum + x;
-    c += std::abs(sum) >= std::abs(x) ? (sum - t) + x : (x - t) + sum;
-    sum = t;
-  }
-  double value() const { return sum + c; }
-};
 
 }  // namespace
 
