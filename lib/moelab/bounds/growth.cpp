@@ -30,13 +30,6 @@ double log_binomial_sum(double m, double d, double log_w) {
 
 }  // namespace
 
-double log_add_exp(double a, double b) {
-  if (a == kNegInf) return b;
-  if (b == kNegInf) return a;
-  const double hi = std::max(a, b), lo = std::min(a, b);
-  return hi + std::log1p(std::exp(lo - hi));
-}
-
 double log_natarajan_growth(double m, double d, double labels) {
   MOELAB_EXPECT(is_count(m) && m >= 1.0, "log_natarajan_growth: m must be an integer >= 1");
   MOELAB_EXPECT(is_count(d), "log_natarajan_growth: d must be an integer >= 0");

@@ -9,9 +9,6 @@
 
 namespace moelab::bounds {
 
-/// log(exp(a) + exp(b)) without overflow; -inf is the neutral element.
-double log_add_exp(double a, double b);
-
 /// Natarajan lemma as printed (compositional paper, Lemma 6, Eq. 27; Natarajan 1989; also
 /// Shalev-Shwartz & Ben-David 2014, Lemma 29.4): a class of functions from m points into `labels`
 /// classes with Natarajan dimension d realises at most m^d labels^(2 d) labelings:

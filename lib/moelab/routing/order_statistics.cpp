@@ -90,10 +90,6 @@ SecondMomentExpansion second_moment_expansion(int m, int k) {
   return e;
 }
 
-double normalized_second_moment_asymptotic(int m, int k, int d) {
-  return 1.0 + second_moment_expansion(m, k).c2 / static_cast<double>(d);
-}
-
 double lemma_a5_necessary_dimension(int m, int k) { return std::ceil(second_moment_expansion(m, k).c2 / 2.0); }
 
 }  // namespace moelab::routing

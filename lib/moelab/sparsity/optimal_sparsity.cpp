@@ -219,9 +219,6 @@ std::vector<KStarPoint> k_star_sweep(const TradeoffParams& base, Axis axis, std:
 std::vector<KStarPoint> k_star_vs_N(const TradeoffParams& base, std::span<const double> N, EstimationForm form) {
   return k_star_sweep(base, Axis::N, N, form);
 }
-std::vector<KStarPoint> k_star_vs_m(const TradeoffParams& base, std::span<const double> m, EstimationForm form) {
-  return k_star_sweep(base, Axis::m, m, form);
-}
 std::vector<KStarPoint> k_star_vs_d_N(const TradeoffParams& base, std::span<const double> d_N, EstimationForm form) {
   return k_star_sweep(base, Axis::d_N, d_N, form);
 }
