@@ -16,6 +16,7 @@
 #include "bind_common.hpp"
 #include "moelab/bounds/generalization.hpp"
 #include "moelab/bounds/growth.hpp"
+#include "moelab/core/log_binomial.hpp"
 #include "moelab/scaling/covering_number.hpp"
 #include "moelab/scaling/scaling_laws.hpp"
 #include "moelab/sparsity/optimal_sparsity.hpp"
@@ -90,7 +91,7 @@ void bind_bounds(py::module_& m) {
   b.def("log_binomial", [](double n, double k) {
     integral("log_binomial", "n", n, 0.0, kMaxCount);
     integral("log_binomial", "k", k, 0.0, n);
-    return bounds::log_binomial(n, k);
+    return moelab::log_binomial(n, k);
   }, py::arg("n"), py::arg("k"), "log C(n, k), accurate to a few eps for n < 2^53.");
   b.def("log_natarajan_growth", [](double m_, double d, double labels) {
     finite_at_least("log_natarajan_growth", "m", m_, 1.0);

@@ -1,23 +1,26 @@
 // `moelab bound` and `moelab kstar`: the learning-theory closed forms of bounds/, sparsity/ and scaling/
 // as CSV. Every numeric option takes one value or a comma-separated list; the rows are the cartesian
 // product of the lists (first option slowest), so one query prints one row with all its terms and a grid
-// prints a table. Formulas and conventions: docs/bounds.md, docs/sparsity.md.
+// prints a table. The options of a study-backed command (bound theorem1, covering, patterns; kstar) are
+// the study's declared parameters: their help is the declaration's doc and domain (what `moelab describe`
+// prints) and their values are checked by the study's own validation, so a bad value gets the message a
+// scenario would get, naming the option. Formulas and conventions: docs/bounds.md, docs/sparsity.md.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include <limits>
-
 #include "commands.hpp"
 #include "options.hpp"
-#include "moelab/core/parallel.hpp"
 #include "moelab/bounds/growth.hpp"
 #include "moelab/catalogue/catalogue.hpp"
 #include "moelab/core/error.hpp"
+#include "moelab/core/parallel.hpp"
 #include "moelab/scenario/runner.hpp"
 
 namespace moelab::cli {
@@ -33,14 +36,19 @@ struct Axis {
   std::string key = "";  // e.g. "params.m"; empty: not passed to the study
 };
 
-/// Calls body(point) for every point of the cartesian product of the axes (first axis slowest).
-void for_each_point(const std::vector<Axis>& axes, const std::function<void(const std::vector<double>&)>& body) {
-  std::vector<std::size_t> idx(axes.size(), 0);
-  // Counted in double: a product of list lengths can exceed 2^64 and must not wrap to a small grid.
+/// The number of points of the cartesian grid; exit 2 when above 1e7. Counted in double: a product of
+/// list lengths can exceed 2^64 and must not wrap to a small grid.
+double checked_grid_size(const std::vector<Axis>& axes) {
   double size = 1;
   for (const auto& a : axes) size *= static_cast<double>(a.values->size());
   if (size > 1e7) bad_option(axes.front().name, fmt::format("the grid has {:.4g} points (at most 1e7)", size));
-  const auto total = static_cast<std::size_t>(size);
+  return size;
+}
+
+/// Calls body(point) for every point of the cartesian product of the axes (first axis slowest).
+void for_each_point(const std::vector<Axis>& axes, const std::function<void(const std::vector<double>&)>& body) {
+  std::vector<std::size_t> idx(axes.size(), 0);
+  const auto total = static_cast<std::size_t>(checked_grid_size(axes));
   std::vector<double> point(axes.size());
   for (std::size_t n = 0; n < total; ++n) {
     for (std::size_t j = 0; j < axes.size(); ++j) point[j] = (*axes[j].values)[idx[j]];
@@ -52,20 +60,41 @@ void for_each_point(const std::vector<Axis>& axes, const std::function<void(cons
   }
 }
 
+const StudyDef& study_named(const std::string& name) {
+  const StudyDef* study = catalogue::find_study(name);
+  MOELAB_EXPECT(study != nullptr, "the CLI names a registered study");
+  return *study;
+}
+
+const ParamDecl& declared(const StudyDef& study, const std::string& key) {
+  const auto it = std::find_if(study.params.begin(), study.params.end(), [&](const ParamDecl& p) { return p.key == key; });
+  MOELAB_EXPECT(it != study.params.end(), "a CLI option sets a parameter its study declares");
+  return *it;
+}
+
+/// The list option `flag` for the study parameter `key`: its help is the declaration's doc, domain and
+/// unit (as `moelab describe` prints them); its values are checked by the study (run_grid).
+Axis study_option(CLI::App* cmd, const std::string& study, const std::string& flag, std::vector<double>& v,
+                  const std::string& key) {
+  const ParamDecl& d = declared(study_named(study), key);
+  real_list_option(cmd, flag, v, fmt::format("{}; {}{}", d.doc, d.domain_text(), d.unit_text.empty() ? "" : ", unit: " + d.unit_text));
+  return Axis{flag, &v, key};
+}
+
 /// The study's rows over the cartesian grid of `axes` (first slowest), computed by the study itself
 /// (one implementation for `moelab run` and these commands). `fixed` adds TOML lines to [params].
-/// A study's InputError about "params.x" is reported against the option that set it.
+/// Every point is validated by the study (declared domains, then its cross-key rules) before
+/// `before_run` (e.g. a memory estimate) and before any work; an InputError about "params.x" is
+/// reported against the option that set it, with the scenario's reason.
 CsvTable run_grid(const std::string& study_name, const std::vector<Axis>& axes, const std::string& fixed = "",
-                  std::int64_t trials = 1, std::uint64_t seed = 1) {
-  const StudyDef* study = catalogue::find_study(study_name);
-  MOELAB_EXPECT(study != nullptr, "the CLI names a registered study");
-  const auto is_integer_param = [&](const std::string& key) {
-    for (const auto& p : study->params)
-      if (p.key == key) return p.type == ParamType::integer;
-    return false;
-  };
+                  std::int64_t trials = 1, std::uint64_t seed = 1, const std::function<void()>& before_run = {}) {
+  const StudyDef& study = study_named(study_name);
+  (void)checked_grid_size(axes);
   const auto value = [&](const std::string& key, double x) {
-    if (is_integer_param(key)) return fmt::format("{}", static_cast<std::int64_t>(std::llround(x)));
+    // An integer parameter gets a TOML integer when x is one; anything else stays a float, which the
+    // study refuses with the scenario's own message (never rounded to a neighbouring integer).
+    if (declared(study, key).type == ParamType::integer && x == std::floor(x) && std::abs(x) < 9.2e18)
+      return fmt::format("{}", static_cast<std::int64_t>(x));
     std::string t = fmt::format("{}", x);
     if (t.find_first_of(".eEn") == std::string::npos) t += ".0";  // a TOML float (n: inf, nan)
     return t;
@@ -87,16 +116,14 @@ CsvTable run_grid(const std::string& study_name, const std::vector<Axis>& axes, 
   b.backend = BackendRequest::cpu;
   try {
     const Scenario sc = parse_scenario(fmt::format("study = \"{}\"\n{}{}", study_name, params, sweep), "command line");
-    return run_scenario(*study, sc, b);
+    (void)prepare_scenario(study, sc);
+    if (before_run) before_run();
+    return run_scenario(study, sc, b);
   } catch (const InputError& e) {
     for (const auto& a : axes)
       if (!a.key.empty() && (e.key() == a.key || e.key() == "sweep.\"" + a.key + "\"")) bad_option(a.name, e.reason());
     throw;
   }
-}
-
-CLI::Option* list_option(CLI::App* cmd, const std::string& flag, std::vector<double>& v, const std::string& help) {
-  return real_list_option(cmd, flag, v, help);
 }
 
 /// Refuses (exit 2, naming `key`) a command whose estimated memory exceeds --max-memory or the
@@ -143,37 +170,20 @@ void add_bound(CLI::App& app, int& exit_code) {
   // ---- bound theorem1 ----
   auto* thm = root->add_subcommand("theorem1", "Theorem 1 (Eq. 5) as printed, with Eq. 17, derived (docs/bounds.md), and the "
                                                 "naive-ensemble rate: one row per form with every term");
-  list_option(thm, "--m", m, "training points, integer >= 1");
-  list_option(thm, "--T", T, "experts, integer >= 1");
-  list_option(thm, "--k", k, "active experts, integer in 1..T");
-  list_option(thm, "--N", N, "tasks, integer >= 1");
-  list_option(thm, "--d-N", dN, "Natarajan dimension of the mask class for N = 1, integer >= 0");
-  list_option(thm, "--C", C, "Lipschitz constant of the loss, > 0");
-  list_option(thm, "--rademacher", R, "R_m(H) of the expert class, >= 0");
-  list_option(thm, "--rademacher-scale", Rs, "instead of --rademacher: R_m(H) = scale / sqrt(m)");
-  list_option(thm, "--delta", delta, "failure probability in (0, 1)");
-  list_option(thm, "--max-gate-weight", wmax, "derived form: largest gate weight in (0, 1] (1/k for uniform weights)");
+  static std::vector<Axis> thm_axes;
+  const std::string tstudy = "bounds.theorem1";
+  thm_axes = {study_option(thm, tstudy, "--m", m, "params.m"), study_option(thm, tstudy, "--T", T, "params.T"),
+              study_option(thm, tstudy, "--k", k, "params.k"), study_option(thm, tstudy, "--N", N, "params.N"),
+              study_option(thm, tstudy, "--d-N", dN, "params.d_N"), study_option(thm, tstudy, "--C", C, "params.C"),
+              study_option(thm, tstudy, "--rademacher", R, "params.rademacher"),
+              study_option(thm, tstudy, "--delta", delta, "params.delta"),
+              study_option(thm, tstudy, "--max-gate-weight", wmax, "params.max_gate_weight")};
+  static const Axis scale_axis = study_option(thm, tstudy, "--rademacher-scale", Rs, "params.rademacher_scale");
   output_option(thm, "-o,--output", out, "write the CSV here (atomically) instead of stdout");
   thm->callback([&exit_code] {
     check_output("--output", out);
-    const bool scaled = !Rs.empty();
-    std::vector<double>& rad = scaled ? Rs : R;
-    const std::vector<Axis> axes{{"--m", &m, "params.m"}, {"--T", &T, "params.T"}, {"--k", &k, "params.k"},
-                                 {"--N", &N, "params.N"}, {"--d-N", &dN, "params.d_N"}, {"--C", &C, "params.C"},
-                                 {scaled ? "--rademacher-scale" : "--rademacher", &rad,
-                                  scaled ? "params.rademacher_scale" : "params.rademacher"},
-                                 {"--delta", &delta, "params.delta"}, {"--max-gate-weight", &wmax, "params.max_gate_weight"}};
-    for_each_point(axes, [&](const std::vector<double>& x) {
-                     need_int(x[0], "--m", 1);
-                     need_int(x[1], "--T", 1);
-                     need_int(x[2], "--k", 1, x[1], fmt::format("T = {}", x[1]));
-                     need_int(x[3], "--N", 1);
-                     need_int(x[4], "--d-N", 0);
-                     need(x[5] > 0, "--C", x[5], "> 0");
-                     need(x[6] >= 0, scaled ? "--rademacher-scale" : "--rademacher", x[6], ">= 0");
-                     need(x[7] > 0 && x[7] < 1, "--delta", x[7], "in (0, 1)");
-                     need(x[8] > 0 && x[8] <= 1, "--max-gate-weight", x[8], "in (0, 1]");
-                   });
+    std::vector<Axis> axes = thm_axes;
+    if (!Rs.empty()) axes[6] = scale_axis;  // R_m(H) = scale / sqrt(m) instead of --rademacher
     CsvTable t = run_grid("bounds.theorem1", axes);
     t.add_metadata("source", "compositional paper (arXiv 2410.13964), Theorem 1 / Eq. 5, 17, 18; docs/bounds.md");
     emit_csv(t, out);
@@ -183,9 +193,9 @@ void add_bound(CLI::App& app, int& exit_code) {
   // ---- bound growth ----
   auto* growth = root->add_subcommand("growth", "Growth-function bounds in log space: Natarajan (Lemma 6), Haussler-Long, "
                                                  "Sauer-Shelah, and Eq. 13's mask count log C(T,k)^(2 N d_N) (2m)^(N d_N)");
-  list_option(growth, "--m", m, "points, integer >= 1");
-  list_option(growth, "--d", d, "Natarajan (or VC) dimension, integer >= 0");
-  list_option(growth, "--labels", labels, "number of classes, integer >= 2");
+  real_list_option(growth, "--m", m, "points, integer >= 1");
+  real_list_option(growth, "--d", d, "Natarajan (or VC) dimension, integer >= 0");
+  real_list_option(growth, "--labels", labels, "number of classes, integer >= 2");
   output_option(growth, "-o,--output", out, "write the CSV here (atomically) instead of stdout");
   growth->callback([&exit_code] {
     check_output("--output", out);
@@ -212,40 +222,22 @@ void add_bound(CLI::App& app, int& exit_code) {
   static std::vector<double> P_attn{0}, P_exp{1e6}, L{1}, M{64}, ell{1}, kappa{1}, Rad{1}, M0{1}, res{0.01};
   auto* cov = root->add_subcommand("covering", "Covering-number bound of MoE Transformers (scaling paper, Lemma 3.7), each term, "
                                                 "and the exact routing count L l log C(M, k)");
-  list_option(cov, "--P-attn", P_attn, "attention / shared parameters, >= 0");
-  list_option(cov, "--P-exp", P_exp, "parameters per expert, > 0");
-  list_option(cov, "--L", L, "MoE layers, >= 1");
-  list_option(cov, "--M", M, "experts per layer, >= 1");
-  list_option(cov, "--k", k, "active experts per token, 1..M");
-  list_option(cov, "--ell", ell, "tokens per input, >= 1");
-  list_option(cov, "--kappa", kappa, "Lipschitz constant, > 0");
-  list_option(cov, "--R", Rad, "parameter radius, > 0");
-  list_option(cov, "--M0", M0, "output bound, > 0");
-  list_option(cov, "--delta", res, "resolution, in (0, kappa R M0)");
+  static std::vector<Axis> cov_axes;
+  const std::string cstudy = "scaling.covering";
+  cov_axes = {study_option(cov, cstudy, "--P-attn", P_attn, "params.P_attn"),
+              study_option(cov, cstudy, "--P-exp", P_exp, "params.P_exp"),
+              study_option(cov, cstudy, "--L", L, "params.L"),
+              study_option(cov, cstudy, "--M", M, "params.M"),
+              study_option(cov, cstudy, "--k", k, "params.k"),
+              study_option(cov, cstudy, "--ell", ell, "params.ell"),
+              study_option(cov, cstudy, "--kappa", kappa, "params.kappa"),
+              study_option(cov, cstudy, "--R", Rad, "params.R"),
+              study_option(cov, cstudy, "--M0", M0, "params.M0"),
+              study_option(cov, cstudy, "--delta", res, "params.delta")};
   output_option(cov, "-o,--output", out, "write the CSV here (atomically) instead of stdout");
   cov->callback([&exit_code] {
     check_output("--output", out);
-    const std::vector<Axis> axes{{"--P-attn", &P_attn, "params.P_attn"}, {"--P-exp", &P_exp, "params.P_exp"},
-                                 {"--L", &L, "params.L"},             {"--M", &M, "params.M"},
-                                 {"--k", &k, "params.k"},             {"--ell", &ell, "params.ell"},
-                                 {"--kappa", &kappa, "params.kappa"}, {"--R", &Rad, "params.R"},
-                                 {"--M0", &M0, "params.M0"},          {"--delta", &res, "params.delta"}};
-    for_each_point(axes, [&](const std::vector<double>& x) {
-                     struct {
-                       double P_attn, P_exp, L, M, k, ell, kappa, R, M0;
-                     } p{x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8]};
-                     need(p.P_attn >= 0, "--P-attn", p.P_attn, ">= 0");
-                     need(p.P_exp > 0, "--P-exp", p.P_exp, "> 0");
-                     need(p.L >= 1, "--L", p.L, ">= 1");
-                     need(p.M >= 1, "--M", p.M, ">= 1");
-                     need(p.k >= 1 && p.k <= p.M, "--k", p.k, fmt::format("in 1..M = {}", p.M));
-                     need(p.ell >= 1, "--ell", p.ell, ">= 1");
-                     need(p.kappa > 0, "--kappa", p.kappa, "> 0");
-                     need(p.R > 0, "--R", p.R, "> 0");
-                     need(p.M0 > 0, "--M0", p.M0, "> 0");
-                     need(x[9] > 0 && x[9] < p.kappa * p.R * p.M0, "--delta", x[9], fmt::format("in (0, kappa R M0 = {})", p.kappa * p.R * p.M0));
-                   });
-    CsvTable t = run_grid("scaling.covering", axes);
+    CsvTable t = run_grid("scaling.covering", cov_axes);
     t.add_metadata("source", "scaling paper (arXiv 2604.09175), Lemma 3.7, absolute constant taken as 1");
     emit_csv(t, out);
     exit_code = kExitOk;
@@ -257,37 +249,31 @@ void add_bound(CLI::App& app, int& exit_code) {
   static std::int64_t seed = 1;
   auto* pat = root->add_subcommand("patterns", "Distinct top-k routing patterns of random linear routers on m Gaussian points "
                                                 "(Monte-Carlo lower estimate of the growth function) vs Eq. 13 and the arrangement bound");
-  list_option(pat, "--m", pm, "points, integer >= 1");
-  list_option(pat, "--d", pd, "input dimension, integer >= 1");
-  list_option(pat, "--T", pT, "experts, integer in 2..64");
-  list_option(pat, "--k", pk, "active experts, integer in 1..T-1");
-  list_option(pat, "--d-N", pdN, "Natarajan dimension for Eq. 13 (0: d T)");
+  static std::vector<Axis> pat_axes;
+  const std::string pstudy = "bounds.patterns";
+  pat_axes = {study_option(pat, pstudy, "--m", pm, "params.m"), study_option(pat, pstudy, "--d", pd, "params.d"),
+              study_option(pat, pstudy, "--T", pT, "params.T"), study_option(pat, pstudy, "--k", pk, "params.k"),
+              study_option(pat, pstudy, "--d-N", pdN, "params.d_N")};
   int_option(pat, "--routers", routers, 1, 100000000, "routers drawn")->capture_default_str();
   int_option(pat, "--seed", seed, 0, std::numeric_limits<std::int64_t>::max(), "random seed")->capture_default_str();
   output_option(pat, "-o,--output", out, "write the CSV here (atomically) instead of stdout");
   add_max_memory(pat);
   pat->callback([&exit_code] {
     check_output("--output", out);
-    const std::vector<Axis> axes{{"--m", &pm, "params.m"}, {"--d", &pd, "params.d"}, {"--T", &pT, "params.T"},
-                                 {"--k", &pk, "params.k"}, {"--d-N", &pdN, "params.d_N"}};
-    for_each_point(axes, [&](const std::vector<double>& x) {
-      need_int(x[0], "--m", 1, 1e6, "1e6");
-      need_int(x[1], "--d", 1, 1e4, "1e4");
-      need_int(x[2], "--T", 2, 64);
-      need_int(x[3], "--k", 1, x[2] - 1, fmt::format("T-1 = {}", x[2] - 1));
-      need(x[4] >= 0, "--d-N", x[4], ">= 0");
-    });
+    const std::vector<Axis>& axes = pat_axes;
     // bounds::count_routing_patterns holds the points (d m doubles), one 16-byte key per router, and
     // per thread a T x d router and T x m scores plus up to 256 m masks; ~2 T d m operations per router.
-    double bytes = 0, worst_m = 0, worst_d = 0, worst_T = 0;
-    for_each_point(axes, [&](const std::vector<double>& x) {
-      const double b = 8 * x[1] * x[0] + 16.0 * static_cast<double>(routers) +
-                       num_threads() * (8 * x[2] * (x[1] + x[0]) + 8 * 256 * x[0]);
-      if (b > bytes) bytes = b, worst_m = x[0], worst_d = x[1], worst_T = x[2];
-    });
-    check_memory("--m", bytes, fmt::format("m = {}, d = {}, T = {}, {} routers", worst_m, worst_d, worst_T, routers));
+    const auto memory = [&] {
+      double bytes = 0, worst_m = 0, worst_d = 0, worst_T = 0;
+      for_each_point(axes, [&](const std::vector<double>& x) {
+        const double b = 8 * x[1] * x[0] + 16.0 * static_cast<double>(routers) +
+                         num_threads() * (8 * x[2] * (x[1] + x[0]) + 8 * 256 * x[0]);
+        if (b > bytes) bytes = b, worst_m = x[0], worst_d = x[1], worst_T = x[2];
+      });
+      check_memory("--m", bytes, fmt::format("m = {}, d = {}, T = {}, {} routers", worst_m, worst_d, worst_T, routers));
+    };
     // One trial of bounds.patterns is one random router.
-    emit_csv(run_grid("bounds.patterns", axes, "", routers, static_cast<std::uint64_t>(seed)), out);
+    emit_csv(run_grid("bounds.patterns", axes, "", routers, static_cast<std::uint64_t>(seed), memory), out);
     exit_code = kExitOk;
   });
 }
@@ -298,43 +284,33 @@ void add_kstar(CLI::App& app, int& exit_code) {
   static bool curve = false;
   auto* cmd = app.add_subcommand("kstar", "Optimal number of active experts k* of the compositional trade-off E_approx + E_est "
                                           "(Sec. 4.3), over integers 1..T and reals [1, T]");
-  list_option(cmd, "--N", N, "tasks, >= 1");
-  list_option(cmd, "--m", m, "training samples, >= 1");
-  list_option(cmd, "--d-N", dN, "router base complexity d_N, > 0");
-  list_option(cmd, "--T", T, "experts, integer >= 1");
-  list_option(cmd, "--a", a, "constant of E_approx = a N^2 / k, > 0");
-  list_option(cmd, "--b", b, "constant of E_est, > 0");
-  list_option(cmd, "--delta", delta, "confidence of Theorem 1 (form theorem1), in (0, 1)");
+  // sparsity.kstar and sparsity.tradeoff (--curve) declare the same parameters but for T's bound.
+  static std::vector<Axis> axes;
+  const std::string kstudy = "sparsity.kstar";
+  axes = {study_option(cmd, kstudy, "--N", N, "params.N"),     study_option(cmd, kstudy, "--m", m, "params.m"),
+          study_option(cmd, kstudy, "--d-N", dN, "params.d_N"), study_option(cmd, kstudy, "--T", T, "params.T"),
+          study_option(cmd, kstudy, "--a", a, "params.a"),     study_option(cmd, kstudy, "--b", b, "params.b"),
+          study_option(cmd, kstudy, "--delta", delta, "params.delta")};
   cmd->add_option("--form", form, "estimation term: definition5 (as printed), definition5_e (e restored), theorem1 (Eq. 5's k-term)")
       ->check(CLI::IsMember({"definition5", "definition5_e", "theorem1"}))
       ->capture_default_str();
-  cmd->add_flag("--curve", curve, "print E_approx, E_est and E_total for every k = 1..T instead of k*");
+  cmd->add_flag("--curve", curve,
+                fmt::format("print E_approx, E_est and E_total for every k = 1..T instead of k* (sparsity.tradeoff: T {})",
+                            declared(study_named("sparsity.tradeoff"), "params.T").domain_text()));
   output_option(cmd, "-o,--output", out, "write the CSV here (atomically) instead of stdout");
   add_max_memory(cmd);
   cmd->callback([&exit_code] {
     check_output("--output", out);
-    const std::vector<Axis> axes{{"--N", &N, "params.N"}, {"--m", &m, "params.m"}, {"--d-N", &dN, "params.d_N"},
-                                 {"--T", &T, "params.T"}, {"--a", &a, "params.a"},   {"--b", &b, "params.b"},
-                                 {"--delta", &delta, "params.delta"}};
-    for_each_point(axes, [&](const std::vector<double>& x) {
-                     need(x[0] >= 1, "--N", x[0], ">= 1");
-                     need(x[1] >= 1, "--m", x[1], ">= 1");
-                     need(x[2] > 0, "--d-N", x[2], "> 0");
-                     need_int(x[3], "--T", 1, 1e9, "1e9");
-                     need(x[4] > 0, "--a", x[4], "> 0");
-                     need(x[5] > 0, "--b", x[5], "> 0");
-                     need(x[6] > 0 && x[6] < 1, "--delta", x[6], "in (0, 1)");
-                     if (curve && x[3] > 1000000) bad_option("--T", "--curve prints one row per k: at most 1e6");
-                   });
-    if (curve) {
+    const std::string study = curve ? "sparsity.tradeoff" : "sparsity.kstar";
+    const auto memory = [&] {
+      if (!curve) return;
       // One row per k = 1..T at every grid point: the rows, the CSV text and its copy (~100 bytes a cell).
       double rows = 0;
       for_each_point(axes, [&](const std::vector<double>& x) { rows += x[3]; });
-      const auto* study = catalogue::find_study("sparsity.tradeoff");
-      check_memory("--T", rows * 100.0 * static_cast<double>(study ? study->columns.size() : 10),
+      check_memory("--T", rows * 100.0 * static_cast<double>(study_named(study).columns.size()),
                    fmt::format("--curve: {:.4g} rows", rows));
-    }
-    CsvTable t = run_grid(curve ? "sparsity.tradeoff" : "sparsity.kstar", axes, fmt::format("form = \"{}\"\n", form));
+    };
+    CsvTable t = run_grid(study, axes, fmt::format("form = \"{}\"\n", form), 1, 1, memory);
     t.add_metadata("source", "compositional paper (arXiv 2410.13964), Sec. 4.3; docs/sparsity.md");
     emit_csv(t, out);
     exit_code = kExitOk;

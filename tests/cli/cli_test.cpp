@@ -11,6 +11,7 @@
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "moelab/core/backend.hpp"
 #include "cli/process.hpp"
@@ -249,6 +250,42 @@ TEST_CASE("bound and kstar reject bad input with exit code 2 and write nothing",
   CHECK(run("bound covering --delta 2").code == 2);
   CHECK(run("bound patterns --T 65").code == 2);
   CHECK(run("kstar --form nonsense").code == 2);
+}
+
+TEST_CASE("bound and kstar refuse a bad value with the message a scenario gets, naming the option", "[cli][theory]") {
+  // The options of bound theorem1 / covering / patterns and kstar are the studies' declared parameters,
+  // checked by the studies themselves: the CLI's message is the scenario's, with the option for the key.
+  struct Case {
+    std::string args, option, toml, key;
+  };
+  const std::vector<Case> cases{
+      {"bound patterns --T 65", "--T", "study = \"bounds.patterns\"\n[params]\nm = 16\nd = 2\nT = 65\nk = 2\n", "params.T"},
+      {"bound theorem1 --T 4 --k 5", "--k", "study = \"bounds.theorem1\"\n[params]\nm = 10000.0\nT = 4.0\nk = 5.0\n", "params.k"},
+      {"bound covering --delta 2", "--delta",
+       "study = \"scaling.covering\"\n[params]\nP_exp = 1e6\nM = 64.0\nk = 4.0\ndelta = 2.0\n", "params.delta"},
+      {"kstar --delta 1", "--delta", "study = \"sparsity.kstar\"\n[params]\nN = 4.0\nm = 1e4\nT = 64\ndelta = 1.0\n", "params.delta"},
+      {"kstar --T 10.5", "--T", "study = \"sparsity.kstar\"\n[params]\nN = 4.0\nm = 1e4\nT = 10.5\n", "params.T"},
+  };
+  // "... key 'X': reason" -> reason
+  const auto reason = [](const std::string& out, const std::string& key) {
+    const std::string tag = "key '" + key + "': ";
+    const auto at = out.find(tag);
+    REQUIRE(at != std::string::npos);
+    return out.substr(at + tag.size(), out.find('\n', at) - at - tag.size());
+  };
+  for (const auto& c : cases) {
+    INFO(c.args);
+    const auto cli = run(c.args);
+    const fs::path toml = scratch("bad_value.toml"), out = scratch("bad_value.csv");
+    std::ofstream(toml) << c.toml;
+    fs::remove(out);
+    const auto scenario = run("run " + toml.string() + " -o " + out.string());
+    INFO(cli.out << scenario.out);
+    CHECK(cli.code == 2);
+    CHECK(scenario.code == 2);
+    CHECK_FALSE(fs::exists(out));
+    CHECK(reason(cli.out, c.option) == reason(scenario.out, c.key));
+  }
 }
 
 TEST_CASE("run --backend auto runs on the CPU where CUDA cannot run and cuda is refused, never a silent fallback", "[cli][backend]") {

@@ -12,6 +12,7 @@
 #include "moelab/bounds/detail/claim_support.hpp"
 #include "moelab/bounds/growth.hpp"
 #include "moelab/bounds/pattern_counts.hpp"
+#include "moelab/core/log_binomial.hpp"
 
 namespace moelab::bounds::detail {
 

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "moelab/core/error.hpp"
+#include "moelab/core/log_binomial.hpp"
 
 namespace moelab::bounds {
 
@@ -27,44 +28,7 @@ double log_binomial_sum(double m, double d, double log_w) {
   return largest + std::log(sum);
 }
 
-// Stirling remainder delta(x) = log(x!) - [(x + 1/2) log x - x + log(2 pi)/2] for x > 64, by its asymptotic
-// series 1/(12 x) - 1/(360 x^3) + 1/(1260 x^5) - 1/(1680 x^7) (DLMF 5.11.1); the first omitted term,
-// 1/(1188 x^9), is below 2e-19 at x = 64, and delta(64) = 1.3e-3, so the series is good to < 1e-16 relative.
-double stirling_remainder(double x) {
-  const double r = 1.0 / x, r2 = r * r;
-  return r * (1.0 / 12.0 - r2 * (1.0 / 360.0 - r2 * (1.0 / 1260.0 - r2 / 1680.0)));
-}
-
 }  // namespace
-
-double log_binomial(double n, double k) {
-  MOELAB_EXPECT(is_count(n) && is_count(k) && k <= n, "log_binomial: need integers 0 <= k <= n");
-  const double j = std::min(k, n - k);
-  if (j == 0.0) return 0.0;
-  if (j <= 64.0) {
-    // C(n, j) = prod_{i=1}^{j} (n - j + i) / i; each factor >= 1, summed in log space.
-    double s = 0.0;
-    for (double i = 1.0; i <= j; i += 1.0) s += std::log((n - j + i) / i);
-    return s;
-  }
-  // j > 64, m = n - j >= j. lgamma(n + 1) - lgamma(j + 1) - lgamma(m + 1) would subtract numbers of size
-  // n log n and lose eps n log n absolute (7.4 at n = 1e15). Stirling for all three factorials with
-  // the O(n log n) parts cancelled analytically instead:
-  //   log C(n, j) = (m + 1/2) log1p(j / m) + j log(n / j) - log(2 pi j)/2 + delta(n) - delta(m) - delta(j),
-  // (from (n + 1/2) log n - (m + 1/2) log m = (m + 1/2) log(n / m) + j log n): every term is O(j log(n / j))
-  // or smaller, so the relative error is a few eps (tested against mpmath: tests/data/bounds).
-  const double m = n - j;
-  constexpr double kLog2Pi = 1.8378770664093454836;
-  return (m + 0.5) * std::log1p(j / m) + j * std::log(n / j) - 0.5 * (kLog2Pi + std::log(j)) +
-         (stirling_remainder(n) - stirling_remainder(m) - stirling_remainder(j));
-}
-
-double log_add_exp(double a, double b) {
-  if (a == kNegInf) return b;
-  if (b == kNegInf) return a;
-  const double hi = std::max(a, b), lo = std::min(a, b);
-  return hi + std::log1p(std::exp(lo - hi));
-}
 
 double log_natarajan_growth(double m, double d, double labels) {
   MOELAB_EXPECT(is_count(m) && m >= 1.0, "log_natarajan_growth: m must be an integer >= 1");

@@ -1,4 +1,4 @@
-// Growth functions and binomials in log space, for the union bounds of the compositional paper
+// Growth functions in log space (log C(n, k) itself: core/log_binomial.hpp), for the union bounds of the compositional paper
 // ("Sparse Mixture-of-Experts for Compositional Generalization", arXiv 2410.13964, Appendix B).
 //
 // Convention: every function returns a natural logarithm, log(x) with log(0) = -inf. Counts m (points),
@@ -8,16 +8,6 @@
 #pragma once
 
 namespace moelab::bounds {
-
-/// log C(n, k) for integers 0 <= k <= n. For j = min(k, n - k) <= 64 the sum of log((n - j + i) / i),
-/// i = 1..j (a few ulps); otherwise Stirling's series for the three factorials with the n log n parts
-/// cancelled analytically, (m + 1/2) log1p(j/m) + j log(n/j) - log(2 pi j)/2 + remainders (m = n - j),
-/// relative error a few eps for every n < 2^53 (a difference of lgammas lost eps n log n absolute: 7.4 at
-/// n = 1e15). Reference: tests/data/bounds/log_binomial_reference.csv (mpmath). Never overflows.
-double log_binomial(double n, double k);
-
-/// log(exp(a) + exp(b)) without overflow; -inf is the neutral element.
-double log_add_exp(double a, double b);
 
 /// Natarajan lemma as printed (compositional paper, Lemma 6, Eq. 27; Natarajan 1989; also
 /// Shalev-Shwartz & Ben-David 2014, Lemma 29.4): a class of functions from m points into `labels`

@@ -166,6 +166,20 @@ double gated_supremum(const Eigen::MatrixXd& experts, const std::vector<Eigen::M
   return best;
 }
 
+// The Monte-Carlo scaffold every lemma check shares: trial t draws S and S' (m points each from the point
+// CDF cdf) from its own stream (seed, bounds tag, t), and `body(r, s, s2)` maps them to one Trial; results
+// in trial order, so the same for any thread count. body may modify s and s2 (they belong to the trial).
+template <class Trial, class Body>
+std::vector<Trial> sample_pair_trials(const std::vector<double>& cdf, int m, std::uint64_t trials, std::uint64_t seed,
+                                      Body body) {
+  return parallel_map<Trial>(trials, [&](std::size_t t) {
+    const RandomStream r(seed, kBoundsStreamTag, t);
+    std::vector<int> s, s2;
+    draw_samples(r, cdf, m, s, s2);
+    return body(r, s, s2);
+  });
+}
+
 }  // namespace
 
 Lemma5Check check_lemma5(const Eigen::VectorXd& p, const Eigen::VectorXd& labels, const Eigen::MatrixXd& experts,
@@ -186,10 +200,7 @@ Lemma5Check check_lemma5(const Eigen::VectorXd& p, const Eigen::VectorXd& labels
   struct Trial {
     double phi, rad;
   };
-  const auto results = parallel_map<Trial>(trials, [&](std::size_t t) {
-    const RandomStream r(seed, kBoundsStreamTag, t);
-    std::vector<int> a, b;
-    draw_samples(r, cdf, m, a, b);
+  const auto results = sample_pair_trials<Trial>(cdf, m, trials, seed, [&](const RandomStream& r, auto& a, auto& b) {
     const Eigen::VectorXd diff = count_difference(p.size(), a, b);
     const double constant = C * labels.dot(diff) / m;
     const double phi = constant + C * gated_supremum(experts, gates, s.cwiseProduct(diff)) / m;
@@ -218,10 +229,7 @@ Lemma7Check check_lemma7(const Eigen::VectorXd& p, const Eigen::MatrixXd& losses
   struct Trial {
     bool uniform, half, twice;
   };
-  const auto results = parallel_map<Trial>(trials, [&](std::size_t t) {
-    const RandomStream r(seed, kBoundsStreamTag, t);
-    std::vector<int> a, b;
-    draw_samples(r, cdf, m, a, b);
+  const auto results = sample_pair_trials<Trial>(cdf, m, trials, seed, [&](const RandomStream& r, auto& a, auto& b) {
     const Eigen::VectorXd la = losses * count_difference(p.size(), a, {}) / m;
     const Eigen::VectorXd lb = losses * count_difference(p.size(), b, {}) / m;
     const double dev = (la - risk).cwiseAbs().maxCoeff();
@@ -247,10 +255,7 @@ Lemma8Check check_lemma8(const Eigen::VectorXd& p, const Eigen::MatrixXd& values
   struct Trial {
     double gap, rad;
   };
-  const auto results = parallel_map<Trial>(trials, [&](std::size_t t) {
-    const RandomStream r(seed, kBoundsStreamTag, t);
-    std::vector<int> a, b;
-    draw_samples(r, cdf, m, a, b);
+  const auto results = sample_pair_trials<Trial>(cdf, m, trials, seed, [&](const RandomStream& r, auto& a, auto& b) {
     return Trial{ghost_gap(values, a, b), (values * signed_counts(r, p.size(), a)).maxCoeff() / m};
   });
   std::vector<PairedTrial> statement, control;
@@ -274,10 +279,7 @@ Lemma9Check check_lemma9(const Eigen::VectorXd& p, const Eigen::MatrixXd& values
   struct Trial {
     double composed, plain;
   };
-  const auto results = parallel_map<Trial>(trials, [&](std::size_t t) {
-    const RandomStream r(seed, kBoundsStreamTag, t);
-    std::vector<int> a, b;
-    draw_samples(r, cdf, m, a, b);
+  const auto results = sample_pair_trials<Trial>(cdf, m, trials, seed, [&](const RandomStream& r, auto& a, auto& b) {
     Eigen::MatrixXd on_sample(values.rows(), m), composed_on_sample(values.rows(), m);
     for (int i = 0; i < m; ++i) {
       on_sample.col(i) = values.col(a[i]);
@@ -309,10 +311,7 @@ Lemma10Check check_lemma10(const Eigen::VectorXd& p, const Eigen::MatrixXd& expe
   struct Trial {
     double h, conv, gated;
   };
-  const auto results = parallel_map<Trial>(trials, [&](std::size_t t) {
-    const RandomStream r(seed, kBoundsStreamTag, t);
-    std::vector<int> a, b;
-    draw_samples(r, cdf, m, a, b);
+  const auto results = sample_pair_trials<Trial>(cdf, m, trials, seed, [&](const RandomStream& r, auto& a, auto& b) {
     const Eigen::VectorXd w = signed_counts(r, p.size(), a);
     return Trial{(experts * w).maxCoeff() / m, gated_supremum(experts, constant_gates, w) / m,
                  gated_supremum(experts, routed_gates, w) / m};
@@ -343,10 +342,7 @@ Lemma11Check check_lemma11(const Eigen::VectorXd& p, const Eigen::MatrixXd& loss
   struct Trial {
     double phi, scaled_difference;
   };
-  const auto results = parallel_map<Trial>(trials, [&](std::size_t tr) {
-    const RandomStream r(seed, kBoundsStreamTag, tr);
-    std::vector<int> a, b;
-    draw_samples(r, cdf, m, a, b);
+  const auto results = sample_pair_trials<Trial>(cdf, m, trials, seed, [&](const RandomStream& r, auto& a, auto& b) {
     const double phi = ghost_gap(losses, a, b);
     // Replace coordinate j of the 2m (uniform [3m]) by a fresh point (uniform [3m + 1]).
     const std::uint64_t base = 3 * static_cast<std::uint64_t>(m);

@@ -11,6 +11,7 @@
 #include "moelab/bounds/growth.hpp"
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/error.hpp"
+#include "moelab/core/log_binomial.hpp"
 #include "moelab/core/parallel.hpp"
 
 namespace moelab::bounds {

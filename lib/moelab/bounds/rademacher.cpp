@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "moelab/core/compensated_sum.hpp"
 #include "moelab/core/error.hpp"
 #include "moelab/core/parallel.hpp"
 #include "moelab/core/stats.hpp"
@@ -17,17 +18,6 @@ namespace {
 constexpr std::uint64_t kChunk = 1024;
 // Gray-code sums are recomputed from scratch every 2^kBlockBits steps (at most 1024 rounding steps).
 constexpr int kBlockBits = 10;
-
-// Neumaier-compensated sum, for the 2^20 terms of an exact enumeration.
-struct CompensatedSum {
-  double sum = 0.0, c = 0.0;
-  void add(double x) {
-    const double t = sum + x;
-    c += std::abs(sum) >= std::abs(x) ? (sum - t) + x : (x - t) + sum;
-    sum = t;
-  }
-  double value() const { return sum + c; }
-};
 
 void sign_vector(const RandomStream& signs, std::uint64_t draw, int m, std::vector<double>& sigma) {
   for (int i = 0; i < m; ++i) sigma[i] = signs.uniform(draw * static_cast<std::uint64_t>(m) + i) < 0.5 ? -1.0 : 1.0;

@@ -16,6 +16,7 @@
 
 #include "moelab/bounds/generalization.hpp"
 #include "moelab/bounds/pattern_counts.hpp"
+#include "moelab/core/log_binomial.hpp"
 #include "moelab/scenario/study.hpp"
 
 namespace moelab::bounds {
@@ -228,7 +229,7 @@ void add_studies(std::vector<StudyDef>& out) {
   // selections (~4 T each).
   set_cost<PatternCountParams>(patterns_def, [](const PatternCountParams& p, std::int64_t trials) {
     const double m = p.m, d = p.d, T = p.T, routers = static_cast<double>(trials);
-    const double distinct = std::min(std::exp(std::lgamma(T + 1) - std::lgamma(p.k + 1.0) - std::lgamma(T - p.k + 1)), 256.0 * m);
+    const double distinct = std::min(std::exp(log_binomial(T, p.k)), 256.0 * m);
     const double chunks = std::ceil(routers / 256.0);
     const double bytes = 8.0 * d * m + 16.0 * routers + num_threads() * 8.0 * (T * (d + m) + m + distinct) +
                          2.0 * 8.0 * chunks * distinct;

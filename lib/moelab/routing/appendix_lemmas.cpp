@@ -129,27 +129,4 @@ std::vector<double> distinct_count_law(int n, int d) {
   return P;
 }
 
-double log_binomial_large(double log_m, double k) {
-  MOELAB_EXPECT(k >= 0, "log_binomial_large needs k >= 0");
-  if (k == 0) return 0.0;
-  if (log_m < 36.0) {  // m < 4e15
-    const double m = std::exp(log_m);
-    MOELAB_EXPECT(k <= m, "log_binomial_large needs k <= m");
-    if (k <= 2000) {  // sum of log(m - i): no cancellation
-      double s = 0.0;
-      for (double i = 0; i < k; ++i) s += std::log1p(-i / m);
-      return k * log_m + s - std::lgamma(k + 1.0);
-    }
-    if (m - k >= 1e5) {  // else m < 1e5 + k and lgamma's absolute error (~1e-16 lgamma) is below 1e-9
-      // lgamma(m + 1) - lgamma(m - k + 1) by Stirling's series written without cancellation:
-      // k log m - (m - k + 1/2) log1p(-k/m) - k + 1/(12 m) - 1/(12 (m - k)) (next term < 1e-17).
-      return k * log_m - (m - k + 0.5) * std::log1p(-k / m) - k + 1.0 / (12.0 * m) - 1.0 / (12.0 * (m - k)) -
-             std::lgamma(k + 1.0);
-    }
-    return std::lgamma(m + 1.0) - std::lgamma(k + 1.0) - std::lgamma(m - k + 1.0);
-  }
-  // m >= 4e15 > k^2 for every k used here: sum log(1 - i/m) = -k(k-1)/(2m) (1 + O(k/m)).
-  return k * log_m - 0.5 * k * (k - 1.0) * std::exp(-log_m) - std::lgamma(k + 1.0);
-}
-
 }  // namespace moelab::routing

@@ -70,10 +70,4 @@ double ball_tube_probability(int d, std::span<const double> p, double t);
 /// (the occupancy recursion P_{i+1}(x) = P_i(x) x/d + P_i(x-1) (d - x + 1)/d).
 std::vector<double> distinct_count_law(int n, int d);
 
-// ---- Claims C.11, C.12 (log binomials at astronomically large m) ----
-
-/// log C(m, k) with m = exp(log_m) possibly beyond double range: k log m + sum_{i<k} log(1 - i/m)
-/// - lgamma(k + 1) (the sum by log1p; exact lgamma when m < 2^52).
-double log_binomial_large(double log_m, double k);
-
 }  // namespace moelab::routing

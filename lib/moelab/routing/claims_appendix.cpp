@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "moelab/core/distributions.hpp"
+#include "moelab/core/log_binomial.hpp"
 #include "moelab/linalg/decompositions.hpp"
 #include "moelab/routing/appendix_lemmas.hpp"
 #include "moelab/routing/conditional_covariance.hpp"
@@ -414,7 +415,7 @@ double worst_excess_c12(double log_c0) {
   double worst = -INFINITY;
   for (double k = 1; k <= 1e12; k *= 1.3) {
     const double kf = std::floor(k), logm = log_c0 + std::log(kf);
-    const double right = std::lgamma(750 * kf + 1) - std::lgamma(kf + 1) - std::lgamma(749 * kf + 1);
+    const double right = log_binomial(750 * kf, kf);
     worst = std::max(worst, right - log_c0 - 0.0005 * log_binomial_large(logm, kf));
   }
   return worst;

@@ -15,6 +15,7 @@
 
 #include "moelab/claims/claim.hpp"
 #include "moelab/claims/evidence.hpp"
+#include "moelab/core/log_binomial.hpp"
 #include "moelab/routing/appendix_lemmas.hpp"
 
 namespace moelab::routing {
@@ -22,13 +23,6 @@ namespace moelab::routing {
 namespace {
 
 using claims::Evidence;
-
-// log C(n, k) without the cancellation of lgamma differences at n up to ~1e10 (log_binomial_large:
-// log1p sums / Stirling series written without cancellation; absolute error ~1e-9 here).
-double lbinom(double n, double k) {
-  k = std::min(k, n - k);
-  return k <= 0 ? 0.0 : log_binomial_large(std::log(n), k);
-}
 
 // (b): worst (k + (R-1) ceil(0.0001 k)) - 750 k <= 0 means a violation; integer arithmetic, exact.
 struct Greedy {
@@ -73,11 +67,11 @@ Counting counting(double c) {
         const double q = std::floor(1e-4 * k);
         const double jmin = std::floor(0.9999 * k) + 1;  // |S cap T| > 0.9999 k
         double mx = -INFINITY;
-        for (double j = jmin; j <= std::min(k, t); ++j) mx = std::max(mx, lbinom(t, j) + lbinom(m - t, k - j));
+        for (double j = jmin; j <= std::min(k, t); ++j) mx = std::max(mx, log_binomial(t, j) + log_binomial(m - t, k - j));
         double s = 0.0;
-        for (double j = jmin; j <= std::min(k, t); ++j) s += std::exp(lbinom(t, j) + lbinom(m - t, k - j) - mx);
-        const double lcount = mx + std::log(s), lbound = lbinom(std::floor(c * k), k) + lbinom(m, q);
-        // log binomials accurate to ~1e-9 absolute (n <= 7.5e9); allowance 1e-6 in log, far below the
+        for (double j = jmin; j <= std::min(k, t); ++j) s += std::exp(log_binomial(t, j) + log_binomial(m - t, k - j) - mx);
+        const double lcount = mx + std::log(s), lbound = log_binomial(std::floor(c * k), k) + log_binomial(m, q);
+        // log binomials accurate to a few eps relative (core/log_binomial.hpp; values < 1e6); allowance 1e-6 in log, far below the
         // control's gap k log(750/749) >= 1.3e-3.
         ++out.cases;
         out.bad += lcount > lbound + 1e-6;

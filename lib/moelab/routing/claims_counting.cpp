@@ -34,7 +34,7 @@ claims::Evidence check_counting(const claims::CheckBudget&, const RngKey&) {
         worst_ball = std::max(worst_ball, log_swap_ball(m, k, t) - log_swap_ball_printed(m, k, t));
       }
     }
-  constexpr double kRounding = 1e-9;  // log-space evaluation (lgamma) of the swap ball: excesses below this are rounding
+  constexpr double kRounding = 1e-9;  // log-space evaluation (log binomials) of the swap ball: excesses below this are rounding
   const bool ok = worst_printed <= 0 && worst_margin <= 0 && worst_ball <= kRounding;
   claims::Evidence e;
   e.printed = claims::deterministic_test("C(m, floor(c'k)) <= C(m, k)^(4 c' log2(1/c')); p <= c C^0.99 => p C(m, c'k) C(k, c'k) <= c C; "

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "moelab/core/error.hpp"
+#include "moelab/core/log_binomial.hpp"
 #include "moelab/routing/subset_rank.hpp"
 
 namespace moelab::routing {

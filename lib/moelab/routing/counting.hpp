@@ -1,6 +1,6 @@
 // Configuration counts (granularity paper): Table 1 (granularity k, sparsity k/m, C(m, k) for the
 // listed frontier models), the counting condition of Theorem 3.1, C(m', k') <= c C(m, k)^0.99, and
-// Claim A.9 with the entropy chain of its proof. All in log space (lgamma), exact for the sizes used.
+// Claim A.9 with the entropy chain of its proof. All in log space (core/log_binomial), exact for the sizes used.
 #pragma once
 
 #include <string>

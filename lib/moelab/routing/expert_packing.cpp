@@ -10,6 +10,7 @@
 
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/error.hpp"
+#include "moelab/core/log_binomial.hpp"
 #include "moelab/routing/subset_rank.hpp"
 
 namespace moelab::routing {

@@ -6,6 +6,7 @@
 #include <boost/math/special_functions/beta.hpp>
 
 #include "moelab/core/error.hpp"
+#include "moelab/core/log_binomial.hpp"
 #include "moelab/routing/subset_rank.hpp"
 
 namespace moelab::routing {
@@ -87,10 +88,6 @@ SecondMomentExpansion second_moment_expansion(int m, int k) {
   e.c2 = 0.5 * (K * he2_in * he2_in + r * he2_out * he2_out) + 0.5 * K * (K - 1.0) * in_in * in_in +
          0.5 * r * (r - 1.0) * out_out * out_out + K * r * in_out * in_out;
   return e;
-}
-
-double normalized_second_moment_asymptotic(int m, int k, int d) {
-  return 1.0 + second_moment_expansion(m, k).c2 / static_cast<double>(d);
 }
 
 double lemma_a5_necessary_dimension(int m, int k) { return std::ceil(second_moment_expansion(m, k).c2 / 2.0); }

@@ -40,10 +40,9 @@ struct SecondMomentExpansion {
   double c2 = 0.0;
 };
 SecondMomentExpansion second_moment_expansion(int m, int k);
-/// C^2 E mu(U_S)^2 to first order in 1/d: 1 + c2 / d (E rho = 0, E rho^2 = 1/d for the cosine of two
-/// independent uniform directions in R^d). Also a rigorous lower bound for every d.
-double normalized_second_moment_asymptotic(int m, int k, int d);
-/// Smallest d at which the lower bound 1 + c2 / d allows Lemma A.5's 3 / C^2, i.e. ceil(c2 / 2): a
+/// C^2 E mu(U_S)^2 = 1 + c2 / d to first order in 1/d (E rho = 0, E rho^2 = 1/d for the cosine of two
+/// independent uniform directions in R^d), a rigorous lower bound for every d.
+/// Smallest d at which that lower bound allows Lemma A.5's 3 / C^2, i.e. ceil(c2 / 2): a
 /// necessary condition for the lemma's conclusion (Lemma A.5 states d >= C k (log m)^2 suffices).
 double lemma_a5_necessary_dimension(int m, int k);
 

@@ -113,12 +113,6 @@ Student ksum_student(const ConstantExpertTeacher& teacher, std::uint64_t p, cons
   return {"ksum", static_cast<int>(p), 1, p, k_sum_routing_vectors(teacher.R, teacher.k, sub)};
 }
 
-Student exact_ksum_student(const ConstantExpertTeacher& teacher) {
-  std::vector<std::uint64_t> all(teacher.regions);
-  for (std::uint64_t i = 0; i < teacher.regions; ++i) all[i] = i;
-  return {"ksum", static_cast<int>(teacher.regions), 1, teacher.regions, k_sum_routing_vectors(teacher.R, teacher.k, all)};
-}
-
 Student gaussian_student(int m_student, int k_student, int d, const RngKey& key) {
   const auto seed = key.with("gaussian", 1000 * static_cast<std::int64_t>(m_student) + k_student).seed();
   return {"gaussian", m_student, k_student, binomial(m_student, k_student), gaussian_routing_vectors(m_student, d, seed, 0)};

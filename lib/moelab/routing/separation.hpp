@@ -83,8 +83,6 @@ struct Student {
 /// p of the teacher's C(m, k) configuration sums (a (p, 1)-MoE, k_sum_routing_vectors), the p
 /// configurations drawn from key.with("ksum", p).
 Student ksum_student(const ConstantExpertTeacher& teacher, std::uint64_t p, const RngKey& key);
-/// All C(m, k) configuration sums: reproduces the teacher's regions exactly (error 0).
-Student exact_ksum_student(const ConstantExpertTeacher& teacher);
 /// A Gaussian (m', k') router drawn from key.with("gaussian", 1000 m' + k').
 Student gaussian_student(int m_student, int k_student, int d, const RngKey& key);
 

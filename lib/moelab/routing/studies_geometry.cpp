@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "moelab/core/error.hpp"
+#include "moelab/core/log_binomial.hpp"
 #include "moelab/core/stats.hpp"
 #include "moelab/routing/counting.hpp"
 #include "moelab/routing/detail/study_params.hpp"
@@ -231,7 +232,7 @@ StudyDef separation_study() {
       student(p, p);
     }
     for (const auto& [ms, ks] : pt.gaussian)
-      student(ms, std::exp(std::lgamma(ms + 1.0) - std::lgamma(ks + 1.0) - std::lgamma(ms - ks + 1.0)));
+      student(ms, std::exp(log_binomial(ms, ks)));
     const double runs = t * static_cast<double>(pt.fractions.size() + pt.gaussian.size());
     return StudyCost{held + std::min(static_cast<double>(num_threads()), runs) * run_bytes, work};
   });
@@ -282,7 +283,7 @@ StudyDef configurations_study() {
               .set("required_c_vs_reference", theorem31_required_c(ref.m, ref.k, r.experts, r.active));
         ctx.advance();
       });
-  // Closed forms over Table 1's fixed list of models (counting.cpp; log C(m, k) by lgamma).
+  // Closed forms over Table 1's fixed list of models (counting.cpp; log C(m, k) by core/log_binomial).
   set_cost<Reference>(out, [](const Reference&, std::int64_t) { return StudyCost{16384.0, 1e4}; });
   return out;
 }

@@ -35,11 +35,6 @@ std::uint64_t binomial(int n, int k) {
   return static_cast<std::uint64_t>(r);
 }
 
-double log_binomial(double n, double k) {
-  if (k < 0 || k > n) return -std::numeric_limits<double>::infinity();
-  return std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0);
-}
-
 SubsetRanker::SubsetRanker(int m, int k) : m_(m), k_(k), stride_(static_cast<std::size_t>(m) + 1) {
   MOELAB_EXPECT(m >= 1 && k >= 1 && k <= m, "SubsetRanker needs 1 <= k <= m");
   for (int i = 1; i <= k; ++i) MOELAB_EXPECT(binomial_fits(m, i), "SubsetRanker: C(m, i) does not fit in 64 bits");

@@ -17,8 +17,6 @@ namespace moelab::routing {
 std::uint64_t binomial(int n, int k);
 /// Whether C(n, k) < 2^64.
 bool binomial_fits(int n, int k);
-/// log C(n, k) from lgamma (real n, k allowed); -inf when k < 0 or k > n.
-double log_binomial(double n, double k);
 
 /// rank / unrank of the k-subsets of [m] with a table of C(c, i), c < m, i <= k (all must fit in
 /// 64 bits: MOELAB_EXPECT in the constructor). rank is k table look-ups, unrank k binary searches.

@@ -39,7 +39,7 @@ Evidence routing_overhead_claim(const CheckBudget& b, const RngKey& key) {
   const bool patterns_ok = r.log_patterns <= r.log_all_patterns + 1e-12 && r.log_all_patterns <= per_layer_bound;
   // Nearest wrong accounting: one expert choice per slot (k ignored), L l log M.
   const double top1_accounting = pc.m * std::log(static_cast<double>(pc.T));
-  const double tol = 1e-12;  // rounding of lgamma-based log C(M, k) (nats)
+  const double tol = 1e-12;  // rounding of log C(M, k) (core/log_binomial.hpp; nats)
   Evidence e;
   e.printed = claims::deterministic_test(
       "k log(e M / k) - log C(M, k) >= 0 (smallest gap, nats), and the realised patterns (l = 4, M = 4, k = 2) <= l k log(e M / k)",

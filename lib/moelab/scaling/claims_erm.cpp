@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "moelab/core/log_binomial.hpp"
 #include "moelab/core/stats.hpp"
 #include "moelab/scaling/covering_number.hpp"
 #include "moelab/scaling/detail/claim_support.hpp"

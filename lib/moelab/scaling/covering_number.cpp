@@ -4,9 +4,8 @@
 #include <limits>
 #include <numbers>
 
-#include <boost/math/special_functions/gamma.hpp>
-
 #include "moelab/core/error.hpp"
+#include "moelab/core/log_binomial.hpp"
 
 namespace moelab::scaling {
 
@@ -34,13 +33,6 @@ CoveringBound covering_number_bound(const CoveringParams& p, double delta) {
   b.routing_overhead = routing_overhead_bound(p);
   b.total = b.parameter_entropy + b.routing_overhead;
   return b;
-}
-
-double log_binomial(double M, double k) {
-  MOELAB_EXPECT(std::isfinite(M) && M >= 0.0 && std::isfinite(k) && k >= 0.0 && k <= M,
-                "log_binomial: need 0 <= k <= M (finite)");
-  if (k == 0.0 || k == M) return 0.0;
-  return boost::math::lgamma(M + 1.0) - boost::math::lgamma(k + 1.0) - boost::math::lgamma(M - k + 1.0);
 }
 
 double log_binomial_bound(double M, double k) {

@@ -40,9 +40,6 @@ struct CoveringBound {
 /// The right-hand side of Lemma 3.7 at resolution delta (0 < delta < kappa R M0, so that the log is > 0).
 CoveringBound covering_number_bound(const CoveringParams& p, double delta);
 
-/// log C(M, k) = lgamma(M + 1) - lgamma(k + 1) - lgamma(M - k + 1), for real 0 <= k <= M (the
-/// continuous extension); exact for integers up to rounding (~1e-15 relative for M >= 10).
-double log_binomial(double M, double k);
 /// k log(e M / k) = k (1 + log(M / k)): the per-slot bound on log C(M, k).
 double log_binomial_bound(double M, double k);
 /// L l log C(M, k): the exact log-count of routing patterns the union bound is taken over.

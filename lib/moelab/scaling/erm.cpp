@@ -8,6 +8,7 @@
 
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/error.hpp"
+#include "moelab/core/log_binomial.hpp"
 #include "moelab/scaling/covering_number.hpp"
 
 namespace moelab::scaling {
@@ -16,12 +17,11 @@ double inverse_binomial_moment(std::int64_t n, double p) {
   MOELAB_EXPECT(n >= 0 && std::isfinite(p) && p >= 0.0 && p <= 1.0, "inverse_binomial_moment: n >= 0 and 0 <= p <= 1");
   if (n == 0 || p == 0.0) return 0.0;
   if (p == 1.0) return 1.0 / static_cast<double>(n);
-  const double lp = std::log(p), lq = std::log1p(-p), lgn = std::lgamma(static_cast<double>(n) + 1.0);
+  const double lp = std::log(p), lq = std::log1p(-p), nn = static_cast<double>(n);
   double s = 0.0;
   for (std::int64_t k = 1; k <= n; ++k) {
     const double kk = static_cast<double>(k);
-    const double log_pmf = lgn - std::lgamma(kk + 1.0) - std::lgamma(static_cast<double>(n - k) + 1.0) + kk * lp +
-                           static_cast<double>(n - k) * lq;
+    const double log_pmf = log_binomial(nn, kk) + kk * lp + static_cast<double>(n - k) * lq;
     s += std::exp(log_pmf) / kk;
   }
   return s;

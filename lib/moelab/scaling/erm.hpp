@@ -30,7 +30,7 @@ struct RegressogramCell {
   double second_moment = 0.0;
 };
 
-/// E[1/N ; N >= 1] for N ~ Binomial(n, p) (0 when n = 0 or p = 0), summed exactly over the pmf (lgamma).
+/// E[1/N ; N >= 1] for N ~ Binomial(n, p) (0 when n = 0 or p = 0), summed exactly over the pmf (core/log_binomial).
 double inverse_binomial_moment(std::int64_t n, double p);
 
 /// The expected excess risk E ||f_hat - f||^2_{L2(P_X)} of the regressogram from n iid draws (x_i, y_i),

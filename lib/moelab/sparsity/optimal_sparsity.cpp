@@ -9,6 +9,7 @@
 #include <boost/math/tools/minima.hpp>
 #include <boost/math/tools/roots.hpp>
 
+#include "moelab/core/compensated_sum.hpp"
 #include "moelab/core/error.hpp"
 
 namespace moelab::sparsity {
@@ -21,17 +22,6 @@ double log_ratio(double T, double k) { return std::log1p((T - k) / k); }
 void expect_k(double k, const TradeoffParams& p) {
   MOELAB_EXPECT(std::isfinite(k) && k >= 1.0 && k <= static_cast<double>(p.T), "k must lie in [1, T]");
 }
-
-// Neumaier's compensated sum of positive terms.
-struct CompensatedSum {
-  double sum = 0.0, c = 0.0;
-  void add(double x) {
-    const double t = sum + x;
-    c += std::abs(sum) >= std::abs(x) ? (sum - t) + x : (x - t) + sum;
-    sum = t;
-  }
-  double value() const { return sum + c; }
-};
 
 }  // namespace
 
@@ -228,9 +218,6 @@ std::vector<KStarPoint> k_star_sweep(const TradeoffParams& base, Axis axis, std:
 
 std::vector<KStarPoint> k_star_vs_N(const TradeoffParams& base, std::span<const double> N, EstimationForm form) {
   return k_star_sweep(base, Axis::N, N, form);
-}
-std::vector<KStarPoint> k_star_vs_m(const TradeoffParams& base, std::span<const double> m, EstimationForm form) {
-  return k_star_sweep(base, Axis::m, m, form);
 }
 std::vector<KStarPoint> k_star_vs_d_N(const TradeoffParams& base, std::span<const double> d_N, EstimationForm form) {
   return k_star_sweep(base, Axis::d_N, d_N, form);

@@ -114,8 +114,6 @@ std::vector<KStarPoint> k_star_sweep(const TradeoffParams& base, Axis axis, std:
                                      EstimationForm form = EstimationForm::definition5);
 std::vector<KStarPoint> k_star_vs_N(const TradeoffParams& base, std::span<const double> N,
                                     EstimationForm form = EstimationForm::definition5);
-std::vector<KStarPoint> k_star_vs_m(const TradeoffParams& base, std::span<const double> m,
-                                    EstimationForm form = EstimationForm::definition5);
 std::vector<KStarPoint> k_star_vs_d_N(const TradeoffParams& base, std::span<const double> d_N,
                                       EstimationForm form = EstimationForm::definition5);
 std::vector<KStarPoint> k_star_vs_T(const TradeoffParams& base, std::span<const double> T,

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "moelab/bounds/generalization.hpp"
+#include "moelab/core/log_binomial.hpp"
 #include "moelab/core/parallel.hpp"
 #include "moelab/core/stats.hpp"
 #include "moelab/moe/moe_model.hpp"
@@ -688,7 +689,7 @@ StudyDef scaling_study() {
               .set("effective_masks_trained_mean", et[j].mean())
               .set("distinct_masks_init_mean", di[j].mean())
               .set("effective_masks_init_mean", ei[j].mean())
-              .set("all_masks", std::exp(scaling::log_binomial(s.E, s.k)))
+              .set("all_masks", std::exp(log_binomial(s.E, s.k)))
               .set("lemma37_per_slot", scaling::log_binomial_bound(s.E, s.k))
               .set("mean_k", mk[j].mean())
               .set("trials", ctx.trials);
