@@ -115,7 +115,7 @@ TEST_CASE("pattern counts in one dimension equal a brute-force enumeration over 
     CHECK(r.distinct_patterns == exact);
     // Control: the count one sign of points alone would give, C(T, k) (the pattern a function of the
     // top-k set), is below the exact count, so a simulator that lost the negative points would fail.
-    const auto one_sign = static_cast<std::uint64_t>(std::llround(std::exp(mb::log_binomial(c.T, c.k))));
+    const auto one_sign = static_cast<std::uint64_t>(std::llround(std::exp(moelab::log_binomial(c.T, c.k))));
     CHECK(one_sign < exact);
   }
 }
