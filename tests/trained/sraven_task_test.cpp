@@ -11,10 +11,16 @@
 #include <fmt/format.h>
 
 #include "moelab/core/keys.hpp"
+#include "moelab/scenario/runner.hpp"
 #include "moelab/trained/sraven_task.hpp"
+#include "topic_test_support.hpp"
 
 using namespace moelab;
 using namespace moelab::trained;
+
+namespace moelab::trained {
+void add_studies(std::vector<StudyDef>& out);
+}
 
 namespace {
 
@@ -246,4 +252,32 @@ TEST_CASE("sraven: a small transformer learns M = 1 well above chance, and a fro
   // near 1 on 512 problems: 0.05).
   CHECK(trained.bayes_id <= 1.0);
   CHECK(trained.id_accuracy <= trained.bayes_id + 0.05);
+}
+
+TEST_CASE("trained.sraven refuses bad keys by name and writes one row per k with a k* interval inside the list",
+          "[trained][sraven][studies]") {
+  const auto& st = test::find_study_in(test::topic_studies<add_studies>(), "trained.sraven");
+  const std::string base = "[params]\nM = 2\nsteps = 1\n";
+  CHECK(test::rejected_key(st, base + "k_list = [1, 9]\n") == "params.k_list");             // k > T = 8
+  CHECK(test::rejected_key(st, base + "k_list = [1]\nd = 20\n") == "params.d");             // below 2 x 8 + 9 = 25
+  CHECK(test::rejected_key(st, "[params]\nsteps = 1\nk_list = [1]\nR = 2\nM = 1\n") == "params.ood_fraction");  // floor(2 x 0.25) = 0
+  CHECK(test::rejected_key(st, base + "k_list = [1]\nV = 4\n") == "params.V");              // progressions collide
+  CHECK(test::rejected_key(st, base + "k_list = [1]\nattention = \"lstm\"\n") == "params.attention");
+  McBudget budget;
+  budget.trials = 3;
+  const auto t = run_study_text(st, "[params]\nM = 2\nV = 5\nk_list = [1, 4]\nT = 4\nwidth = 8\nheads = 2\nd_head = 4\n"
+                                    "steps = 5\nbatch = 8\ntest_size = 64\ngate = \"softmax_all\"\nbootstrap = 50\n", budget);
+  const TableView v(t);
+  REQUIRE(v.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CHECK(v.integer(i, "trials") == 3);
+    CHECK(v.real(i, "chance") == 1.0 / 25.0);
+    for (const char* c : {"kstar_id", "kstar_id_lo", "kstar_id_hi", "kstar_ood", "kstar_ood_lo", "kstar_ood_hi"}) {
+      const auto k = v.integer(i, c);
+      CHECK((k == 1 || k == 4));
+    }
+    CHECK(v.integer(i, "kstar_id_lo") <= v.integer(i, "kstar_id_hi"));
+    CHECK(v.real(i, "bayes_id_mean") > 0.5);  // M = 2 over V = 5: ambiguous contexts are rare
+    CHECK(v.real(i, "bayes_id_mean") <= 1.0);
+  }
 }
