@@ -31,7 +31,7 @@ if (out eq "png") {
 set datafile separator comma
 set datafile columnheaders
 set datafile missing "nan"
-set multiplot layout 1, 2 title sprintf("SRAVEN, one %s-attention block, MoE FFN of 8 experts, top-k; %s seeds", att, trials_text)
+set multiplot layout 1, 2 title sprintf("SRAVEN, one %s-attention block, MoE FFN of 8 experts, top-k; %s", att, trials_text)
 set grid
 set logscale x 2
 set xlabel "active experts k"
