@@ -34,6 +34,8 @@ set datafile missing "nan"
 set multiplot layout 1, 2 title sprintf("SRAVEN, one %s-attention block, MoE FFN of 8 experts, top-k; %s", att, trials_text)
 set grid
 set logscale x 2
+set xrange [0.8:10]
+set xtics ("1" 1, "2" 2, "4" 4, "8" 8)
 set xlabel "active experts k"
 set ylabel "exact-match accuracy"
 set yrange [0:1.05]
@@ -49,4 +51,6 @@ plot for [j = 1:words(Ms)] csv using (column("M") == word(Ms, j) + 0 ? column("k
 unset multiplot
 unset yrange
 unset logscale x
+unset xrange
+set xtics autofreq
 }
