@@ -347,11 +347,17 @@ TEST_CASE("the MoE layer's input gradient matches central finite differences", "
     Weighting weighting;
     ExpertKind expert;
     int m, k;
+    Gate gate = Gate::softmax_selected;
   };
+  // Every gate (moe_model.hpp): softmax_all at k = 1 too, where it is the only softmax gate whose
+  // router gets a gradient.
   for (const Case& cs : {Case{Weighting::softmax, ExpertKind::mlp, 5, 2}, Case{Weighting::softmax, ExpertKind::linear, 4, 3},
-                         Case{Weighting::equal, ExpertKind::mlp, 4, 2}, Case{Weighting::softmax, ExpertKind::mlp, 1, 1}}) {
+                         Case{Weighting::equal, ExpertKind::mlp, 4, 2}, Case{Weighting::softmax, ExpertKind::mlp, 1, 1},
+                         Case{Weighting::softmax, ExpertKind::mlp, 5, 2, Gate::softmax_all},
+                         Case{Weighting::softmax, ExpertKind::mlp, 4, 1, Gate::softmax_all},
+                         Case{Weighting::softmax, ExpertKind::mlp, 5, 2, Gate::sigmoid}}) {
     MoeShape s;
-    s.m = cs.m, s.k = cs.k, s.w = 5, s.d = 4, s.d_out = 3, s.expert = cs.expert, s.weighting = cs.weighting;
+    s.m = cs.m, s.k = cs.k, s.w = 5, s.d = 4, s.d_out = 3, s.expert = cs.expert, s.weighting = cs.weighting, s.gate = cs.gate;
     s.expert_bias = s.router_bias = true;
     MoeModel<double> model(s);
     bool found = false;

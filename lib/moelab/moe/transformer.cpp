@@ -181,10 +181,9 @@ void moe_input_gradient(const MoeModel<S>& model, const ForwardCache<S>& c, cons
   const MoeShape& s = model.shape();
   MOELAB_EXPECT(s.weighting == Weighting::softmax || s.weighting == Weighting::equal,
                 "moe_input_gradient: softmax or equal weights only");
-  // Slots at i k + r and the Jacobian of the softmax over the selected logits: the default gate and
-  // top-k routing (the other gates' input Jacobians are not written here).
-  MOELAB_EXPECT(s.gate == Gate::softmax_selected && s.routing == Routing::top_k,
-                "moe_input_gradient: the softmax over the selected logits with top-k routing only");
+  // Slots at i k + r: top-k routing (adaptive routing's variable slot counts are not written here);
+  // every gate's Jacobian below (the same as moe::backward's router gradient).
+  MOELAB_EXPECT(s.routing == Routing::top_k, "moe_input_gradient: top-k routing only");
   const int n = c.n, k = s.k;
   MOELAB_EXPECT(dY.rows() == s.d_out && dY.cols() == n && dX.rows() == s.d && dX.cols() == n, "moe_input_gradient: shapes");
   const auto& th = model.params();
@@ -220,14 +219,23 @@ void moe_input_gradient(const MoeModel<S>& model, const ForwardCache<S>& c, cons
           dxj.col(p);
   }
   if (!router) return;
-  // The router's part: logits z = R x (+ b), softmax over the k selected ones.
+  // The router's part: logits z = R x (+ b), dX_i += R' dz_i with dz of the gate (moe_model.hpp):
+  //   softmax_selected  dz_r = g_r (dg_r - sum_t g_t dg_t) on the selected logits;
+  //   softmax_all       dz_l = p_l (dg_l [l in S] - sum_{j in S} p_j dg_j) on every logit;
+  //   sigmoid           dz_r = dg_r g_r (1 - g_r) on the selected logits.
   const auto R = model.router_w(th);
   for (int i = 0; i < n; ++i) {
     const std::size_t base = static_cast<std::size_t>(i) * k;
     S mean = 0;
     for (int r = 0; r < k; ++r) mean += c.slot_weight[base + r] * dg[base + r];
+    if (s.gate == Gate::softmax_all) {
+      for (int l = 0; l < s.m; ++l) dX.col(i) -= (mean * c.probs(l, i)) * R.row(l).transpose();
+      for (int r = 0; r < k; ++r) dX.col(i) += (c.slot_weight[base + r] * dg[base + r]) * R.row(c.slot_expert[base + r]).transpose();
+      continue;
+    }
     for (int r = 0; r < k; ++r) {
-      const S dz = c.slot_weight[base + r] * (dg[base + r] - mean);
+      const S g = c.slot_weight[base + r];
+      const S dz = s.gate == Gate::sigmoid ? dg[base + r] * g * (S(1) - g) : g * (dg[base + r] - mean);
       dX.col(i) += dz * R.row(c.slot_expert[base + r]).transpose();
     }
   }

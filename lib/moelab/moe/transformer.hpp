@@ -33,8 +33,9 @@
 // The MoE is moe::MoeModel (forward/backward of moe_model.hpp, unchanged) applied to the d x (T n)
 // token matrix, d_out = d. Its public backward gives the parameter gradient only; the input
 // gradient that the residual stream needs is computed here from its ForwardCache
-// (`moe_input_gradient`). Weightings: softmax over the selected logits and equal; oracle routing is
-// refused (a token has no given expert).
+// (`moe_input_gradient`). Weightings: softmax (every gate of moe_model.hpp: softmax over the selected
+// logits, softmax over all, sigmoid; top-k routing) and equal; oracle routing is refused (a token has
+// no given expert), and so is adaptive routing (its variable slot counts are not written here).
 //
 // Parameters: the block's flat vector [Wq (P x d) | Wk (P x d) | Wv (P x d) | Wo (d x P) | gamma1 (d)
 // | beta1 (d) | gamma2 (d) | beta2 (d)] (the norms' part only with `layernorm`), P = heads x d_head,
@@ -192,7 +193,8 @@ void block_backward(const TransformerBlock<S>& block, const BlockCache<S>& cache
 /// dX += J' dY for the MoE layer's forward pass recorded in `cache` (X -> f(X), the Jacobian with
 /// the routing held fixed): the experts' input gradients weighted by g, plus, for softmax weights,
 /// the router's part R' dz with dz_r = g_r (dg_r - sum_t g_t dg_t), dg_r = <dY_i, E_j(x_i)> (the
-/// same softmax Jacobian as moe::backward). Softmax and equal weights; oracle refused.
+/// same softmax Jacobian as moe::backward; softmax_all and sigmoid gates their own Jacobians, as
+/// moe::backward). Softmax and equal weights with top-k routing; oracle and adaptive routing refused.
 template <class S>
 void moe_input_gradient(const MoeModel<S>& model, const ForwardCache<S>& cache, const typename MoeModel<S>::Mat& dY,
                         typename MoeModel<S>::Mat& dX, MoeInputScratch<S>& scratch);

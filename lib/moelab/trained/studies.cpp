@@ -7,11 +7,15 @@
 //   trained.inference_k         models trained at k0 evaluated at every k (the compositional paper's
 //                               Tables 1-2, inference-time experts per token);
 //   trained.scaling             loss vs N_act, D or E with a fitted power law, and routing-pattern
-//                               usage of the trained router.
+//                               usage of the trained router;
+//   trained.sraven              SRAVEN (the public generator's 8 rules) through one transformer block
+//                               with an MoE FFN: ID / OOD accuracy over k per M, k* with a seed
+//                               bootstrap interval (the compositional paper's Figs. 1-5).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <numeric>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "moelab/bounds/generalization.hpp"
+#include "moelab/core/distributions.hpp"
 #include "moelab/core/log_binomial.hpp"
 #include "moelab/core/parallel.hpp"
 #include "moelab/core/stats.hpp"
@@ -30,6 +35,7 @@
 #include "moelab/trained/compositional_task.hpp"
 #include "moelab/trained/generalization_gap.hpp"
 #include "moelab/trained/scaling_experiment.hpp"
+#include "moelab/trained/sraven_task.hpp"
 
 namespace moelab::trained {
 
@@ -709,6 +715,234 @@ StudyDef scaling_study() {
   return def;
 }
 
+
+// ---- trained.sraven ----
+
+struct SravenPoint {
+  SravenSpec spec;
+  std::vector<int> ks;
+  std::int64_t bootstrap = 2000;
+};
+
+/// The k of `ks` with the largest mean of `acc[j][seed]` over the seeds in `pick` (ties: smallest k).
+int argmax_k(const std::vector<int>& ks, const std::vector<std::vector<double>>& acc, const std::vector<std::size_t>& pick) {
+  std::size_t best = 0;
+  double top = -1.0;
+  for (std::size_t j = 0; j < ks.size(); ++j) {
+    double m = 0.0;
+    for (std::size_t s : pick) m += acc[j][s];
+    if (m > top) top = m, best = j;
+  }
+  return ks[best];
+}
+
+/// k* (argmax over k of the seed mean) and its 90% percentile-bootstrap interval over seeds: seeds
+/// resampled with replacement (RandomStream(seed, moe_shuffle, b) for resample b), the k's of one seed
+/// kept together (they share the split, the data and the initial parameters: a paired design).
+struct KStarInterval {
+  int k = 0, lo = 0, hi = 0;
+};
+KStarInterval kstar_interval(const std::vector<int>& ks, const std::vector<std::vector<double>>& acc, std::int64_t draws,
+                             std::uint64_t seed) {
+  const std::size_t seeds = acc.empty() ? 0 : acc[0].size();
+  std::vector<std::size_t> all(seeds);
+  std::iota(all.begin(), all.end(), std::size_t{0});
+  KStarInterval out;
+  out.k = argmax_k(ks, acc, all);
+  std::vector<int> boot;
+  std::vector<std::size_t> pick(seeds);
+  for (std::int64_t b = 0; b < draws; ++b) {
+    const RandomStream rs(seed, StreamTag::moe_shuffle, static_cast<std::uint64_t>(b));
+    for (std::size_t s = 0; s < seeds; ++s)
+      pick[s] = std::min(seeds - 1, static_cast<std::size_t>(rs.uniform(s) * static_cast<double>(seeds)));
+    boot.push_back(argmax_k(ks, acc, pick));
+  }
+  std::sort(boot.begin(), boot.end());
+  if (boot.empty()) {
+    out.lo = out.hi = out.k;
+  } else {
+    // The 5% and 95% order statistics.
+    out.lo = boot[static_cast<std::size_t>(0.05 * static_cast<double>(boot.size() - 1))];
+    out.hi = boot[static_cast<std::size_t>(std::ceil(0.95 * static_cast<double>(boot.size() - 1)))];
+  }
+  return out;
+}
+
+StudyDef sraven_study() {
+  StudyDef d;
+  d.name = "trained.sraven";
+  d.summary = "SRAVEN (the public generator's 8 rules, held-out rule combinations) through one transformer block with an "
+              "MoE FFN of T experts: ID and OOD exact-match accuracy over k per M, k* with a seed-bootstrap interval";
+  d.figure = "compositional paper, Sec. 3.1, Figs. 1-3 (softmax attention), App. A.2.1, Figs. 4-5 (HYLA)";
+  d.trial_unit = "training runs (seeds) per k";
+  d.min_trials = 2;
+  d.params = {
+      integer("params.M", "rules composed per problem (entries per panel), the task difficulty").in(1, 16),
+      integer("params.R", "rules drawn from: the first R of the generator's 8 (the paper: 8)").in(1, 8).or_default(8),
+      integer("params.V", "values per entry (Z_V; the public configuration: 8)").in(5, 64).or_default(8),
+      integer("params.rows", "rows of the grid of 3 columns (the paper: 3)").in(2, 16).or_default(3),
+      real("params.ood_fraction", "fraction of rule combinations held out as OOD (the paper: 0.25)").nonnegative().below(1.0).or_default(0.25),
+      integer_list("params.k_list", "active experts compared (the paper: 1, 2, 4, 8)"),
+      integer("params.T", "experts of the MoE FFN (the paper: 8)").in(1, 64).or_default(8),
+      integer("params.width", "hidden width of each ReLU expert").in(1, 1 << 12).or_default(32),
+      integer("params.d", "residual width of the block; 0: the token width M V + 3 rows").in(0, 1 << 12).or_default(0),
+      integer("params.heads", "attention heads").in(1, 64).or_default(4),
+      integer("params.d_head", "per-head dimension").in(1, 1024).or_default(8),
+      choice("params.attention", {"softmax", "linear", "hyla"},
+             "attention: softmax (the paper's main runs), linear or hyla (App. A.2.1, Figs. 4-5)")
+          .or_default("softmax"),
+      choice("params.norm", {"none", "layernorm"}, "pre-norm of the block").or_default("none"),
+      choice("params.gate", {"softmax_selected", "softmax_all", "sigmoid"},
+             "gate of the MoE FFN: softmax over the k selected logits, softmax over all (Switch), or sigmoid")
+          .or_default("softmax_selected"),
+      integer("params.steps", "AdamW steps (cosine decay), each on fresh ID problems").in(0, 1 << 24),
+      integer("params.batch", "problems per step").in(1, 1 << 16).or_default(64),
+      real("params.lr", "AdamW learning rate").positive().below(10.0).or_default(3e-3),
+      real("params.weight_decay", "AdamW decoupled weight decay").nonnegative().or_default(0.0),
+      integer("params.test_size", "ID and OOD test problems (each)").in(1, 1 << 20).or_default(1024).unit("problems"),
+      integer("params.bootstrap", "bootstrap resamples of the seeds for the k* interval").in(0, 1 << 20).or_default(2000),
+  };
+  d.columns = {
+      {"M", "rules composed per problem"},
+      {"R", "rules"},
+      {"V", "values per entry"},
+      {"T", "experts"},
+      {"k", "active experts"},
+      {"attention", "attention kind"},
+      {"gate", "gate of the MoE FFN"},
+      {"steps", "AdamW steps"},
+      {"id_accuracy_mean", "exact-match accuracy on ID test problems, mean over seeds"},
+      {"id_accuracy_std_error", "its standard error over seeds"},
+      {"ood_accuracy_mean", "exact-match accuracy on held-out rule combinations (at M = 1: held-out rules)"},
+      {"ood_accuracy_std_error", "its standard error"},
+      {"id_entry_accuracy_mean", "fraction of the M entries right, ID"},
+      {"id_entry_accuracy_std_error", "its standard error"},
+      {"ood_entry_accuracy_mean", "fraction of the M entries right, OOD"},
+      {"ood_entry_accuracy_std_error", "its standard error"},
+      {"id_worst_entry_accuracy_mean", "accuracy of the worst of the M entry positions, ID"},
+      {"bayes_id_mean", "Bayes ceiling of the exact match on the ID test problems (ID prior over combinations)"},
+      {"bayes_ood_mean", "Bayes ceiling on the OOD test problems (OOD prior)"},
+      {"chance", "exact match of a uniform guess, V^-M"},
+      {"initial_loss_mean", "ID test cross-entropy per entry before training"},
+      {"final_loss_mean", "ID test cross-entropy per entry after training"},
+      {"train_loss_mean", "training loss over the last 5% of steps"},
+      {"kstar_id", "k of the list with the largest mean ID accuracy at this point (ties: smallest k)"},
+      {"kstar_id_lo", "5% bootstrap quantile of kstar_id over seeds"},
+      {"kstar_id_hi", "95% bootstrap quantile"},
+      {"kstar_ood", "k with the largest mean OOD accuracy"},
+      {"kstar_ood_lo", "5% bootstrap quantile of kstar_ood over seeds"},
+      {"kstar_ood_hi", "95% bootstrap quantile"},
+      {"trials", "training runs per k"},
+  };
+  auto def = define_study<SravenPoint>(
+      std::move(d),
+      [](const PointParams& p) {
+        SravenPoint pt;
+        auto& s = pt.spec;
+        s.M = p.small("params.M"), s.R = p.small("params.R"), s.V = p.small("params.V"), s.rows = p.small("params.rows");
+        s.ood_fraction = p.real("params.ood_fraction");
+        s.T = p.small("params.T"), s.width = p.small("params.width"), s.d = p.small("params.d");
+        s.heads = p.small("params.heads"), s.d_head = p.small("params.d_head");
+        const std::string att = p.text("params.attention");
+        s.attention = att == "hyla" ? moe::AttentionKind::hyla : att == "linear" ? moe::AttentionKind::linear : moe::AttentionKind::softmax;
+        s.norm = p.text("params.norm") == "layernorm" ? moe::BlockNorm::layernorm : moe::BlockNorm::none;
+        if (!moe::parse_gate(p.text("params.gate"), s.gate)) p.fail("params.gate", "unknown gate");
+        s.steps = p.integer("params.steps"), s.batch = p.integer("params.batch");
+        s.lr = p.real("params.lr"), s.weight_decay = p.real("params.weight_decay");
+        s.test_size = p.integer("params.test_size");
+        pt.bootstrap = p.integer("params.bootstrap");
+        const std::int64_t combos = SravenTask::combination_count(s.R, s.M);
+        const auto n_ood = static_cast<std::int64_t>(std::floor(static_cast<double>(combos) * s.ood_fraction));
+        if (s.ood_fraction > 0.0 && (n_ood < 1 || n_ood >= combos))
+          p.fail("params.ood_fraction", fmt::format("holds out {} of the C(R + M - 1, M) = {} rule combinations: both sides "
+                                                    "must be non-empty (or set 0)", n_ood, combos));
+        if (combos > 300000) p.fail("params.M", fmt::format("{} rule combinations: above 300000", combos));
+        const int width = s.M * s.V + 3 * s.rows;
+        if (s.d != 0 && s.d < width)
+          p.fail("params.d", fmt::format("d = {} is below the token width M V + 3 rows = {} (0 uses it)", s.d, width));
+        for (auto k : p.integer_list("params.k_list")) {
+          if (k < 1 || k > s.T) p.fail("params.k_list", fmt::format("k = {} outside 1..T = {}", k, s.T));
+          pt.ks.push_back(static_cast<int>(k));
+        }
+        if (pt.ks.empty()) p.fail("params.k_list", "give at least one k");
+        return pt;
+      },
+      [](const SravenPoint& pt, const RunContext& ctx, RowSink& rows) {
+        const std::size_t nk = pt.ks.size(), seeds = static_cast<std::size_t>(ctx.trials);
+        const auto runs = parallel_map<SravenRun>(nk * seeds, [&](std::size_t i) {
+          SravenSpec s = pt.spec;
+          s.k = pt.ks[i / seeds];
+          // The Bayes ceilings do not depend on k: computed once per seed (the first k).
+          s.bayes = i / seeds == 0;
+          auto r = run_sraven_trial(s, ctx.key, static_cast<std::int64_t>(i % seeds));
+          ctx.advance();
+          return r;
+        });
+        std::vector<Welford> id(nk), ood(nk), ide(nk), oode(nk), worst(nk), il(nk), fl(nk), tl(nk);
+        Welford bid, bood;
+        std::vector<std::vector<double>> id_acc(nk, std::vector<double>(seeds)), ood_acc(nk, std::vector<double>(seeds));
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+          const auto j = i / seeds, s = i % seeds;
+          const auto& r = runs[i];
+          id[j].add(r.id_accuracy), ood[j].add(r.ood_accuracy), ide[j].add(r.id_entry_accuracy), oode[j].add(r.ood_entry_accuracy);
+          worst[j].add(*std::min_element(r.id_feature_accuracy.begin(), r.id_feature_accuracy.end()));
+          il[j].add(r.initial_loss), fl[j].add(r.final_loss), tl[j].add(r.final_train_loss);
+          id_acc[j][s] = r.id_accuracy, ood_acc[j][s] = r.ood_accuracy;
+          if (j == 0) bid.add(r.bayes_id), bood.add(r.bayes_ood);
+        }
+        const bool has_ood = pt.spec.ood_fraction > 0.0;
+        const std::uint64_t bseed = ctx.key.with("bootstrap").seed();
+        const auto kid = kstar_interval(pt.ks, id_acc, pt.bootstrap, bseed);
+        const auto kood = has_ood ? kstar_interval(pt.ks, ood_acc, pt.bootstrap, bseed) : KStarInterval{-1, -1, -1};
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        for (std::size_t j = 0; j < nk; ++j)
+          rows.row()
+              .set("M", pt.spec.M)
+              .set("R", pt.spec.R)
+              .set("V", pt.spec.V)
+              .set("T", pt.spec.T)
+              .set("k", pt.ks[j])
+              .set("attention", moe::to_string(pt.spec.attention))
+              .set("gate", moe::to_string(pt.spec.gate))
+              .set("steps", pt.spec.steps)
+              .set("id_accuracy_mean", id[j].mean())
+              .set("id_accuracy_std_error", se_or_zero(id[j]))
+              .set("ood_accuracy_mean", has_ood ? ood[j].mean() : nan)
+              .set("ood_accuracy_std_error", has_ood ? se_or_zero(ood[j]) : nan)
+              .set("id_entry_accuracy_mean", ide[j].mean())
+              .set("id_entry_accuracy_std_error", se_or_zero(ide[j]))
+              .set("ood_entry_accuracy_mean", has_ood ? oode[j].mean() : nan)
+              .set("ood_entry_accuracy_std_error", has_ood ? se_or_zero(oode[j]) : nan)
+              .set("id_worst_entry_accuracy_mean", worst[j].mean())
+              .set("bayes_id_mean", bid.mean())
+              .set("bayes_ood_mean", has_ood ? bood.mean() : nan)
+              .set("chance", std::pow(static_cast<double>(pt.spec.V), -pt.spec.M))
+              .set("initial_loss_mean", il[j].mean())
+              .set("final_loss_mean", fl[j].mean())
+              .set("train_loss_mean", tl[j].mean())
+              .set("kstar_id", kid.k)
+              .set("kstar_id_lo", kid.lo)
+              .set("kstar_id_hi", kid.hi)
+              .set("kstar_ood", kood.k)
+              .set("kstar_ood_lo", kood.lo)
+              .set("kstar_ood_hi", kood.hi)
+              .set("trials", ctx.trials);
+      },
+      [](const SravenPoint& pt, std::int64_t trials) { return pt.ks.size() * static_cast<std::size_t>(trials); });
+  set_cost<SravenPoint>(def, [](const SravenPoint& pt, std::int64_t trials) {
+    const auto& s = pt.spec;
+    const double d = s.width_d(s.M * s.V + 3 * s.rows), P = static_cast<double>(s.heads) * s.d_head, tok = 3.0 * s.rows;
+    const double params = 4.0 * P * d + s.T * (s.width * (2.0 * d + 1) + d) + s.T * d + d * s.M * s.V;
+    const double acts = tok * (6.0 * d + 4.0 * P + s.T * s.width) + tok * tok * s.heads * 2.0;
+    const double bytes = num_threads() * 4.0 * (4.0 * params + 3.0 * static_cast<double>(std::max<std::int64_t>(s.batch, 512)) * acts);
+    double work = 0.0;
+    for (int k : pt.ks)
+      work += 6.0 * static_cast<double>(s.steps) * s.batch * tok * (4.0 * P * d + 2.0 * tok * P + k * 2.0 * s.width * d + s.T * d);
+    return StudyCost{bytes, work * static_cast<double>(trials)};
+  });
+  return def;
+}
+
 }  // namespace
 
 void add_studies(std::vector<StudyDef>& out) {
@@ -724,6 +958,7 @@ void add_studies(std::vector<StudyDef>& out) {
   out.push_back(compositional_study());
   out.push_back(inference_k_study());
   out.push_back(scaling_study());
+  out.push_back(sraven_study());
 }
 
 }  // namespace moelab::trained
