@@ -25,6 +25,7 @@ class EnsembleDevice {};
 namespace moelab::moe {
 
 std::string ensemble_cuda_refusal(const std::vector<TrainConfig>& runs) { return dense_plan_refusal(runs); }
+std::string ensemble_cuda_key(const TrainConfig& run) { return dense_plan_key(run); }
 
 namespace {
 

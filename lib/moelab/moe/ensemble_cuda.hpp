@@ -31,6 +31,8 @@ namespace moelab::moe {
 
 /// Why `runs` cannot train as one device ensemble ("" when they can).
 std::string ensemble_cuda_refusal(const std::vector<TrainConfig>& runs);
+/// Runs with equal keys may share one device ensemble (the sizes it requires to be equal).
+std::string ensemble_cuda_key(const TrainConfig& run);
 
 template <class S>
 class EnsembleCuda {

@@ -10,7 +10,6 @@
 #include <mutex>
 #include <numeric>
 #include <string>
-#include <tuple>
 
 #include <fmt/format.h>
 
@@ -64,18 +63,18 @@ struct BestOf {
 };
 
 /// Jobs on the device, as few ensembles as possible (moe/ensemble_cuda.hpp): every learning rate of
-/// every job one run, runs of one (d, batch, steps, test size) in one ensemble. `done(j)` per job when
-/// its ensemble has finished (runs of one d, batch, steps, test size and training-set size in one ensemble). Progress on stderr about every 5% of the steps of a long ensemble.
+/// every job one run, the jobs of one ensemble_cuda_key in one ensemble. `done(j)` per job when its
+/// ensemble has finished. Progress on stderr about every 5% of the steps of a long ensemble.
 /// With a state path, each ensemble's state is saved there about once a minute and on an interrupt,
 /// and restored by a later call with the same runs (a resumed run continues with the same bytes).
 template <class S>
 void run_cuda_jobs(std::span<const GranularityJob> jobs, const std::vector<std::size_t>& which, std::vector<GranularityRun>& out,
                    const std::function<void(std::size_t, const GranularityRun&)>& done, const std::string& state_path) {
-  std::map<std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::int64_t>, std::vector<std::size_t>> sets;
+  std::map<std::string, std::vector<std::size_t>> sets;
   for (std::size_t j : which) {
     const GranularitySpec& sp = *jobs[j].spec;
     MOELAB_EXPECT(!sp.learning_rates.empty(), "run_granularity_trial: no learning rate");
-    sets[{sp.teacher.d, sp.batch, sp.steps(), sp.test_size, sp.train_size}].push_back(j);
+    sets[ensemble_cuda_key(granularity_config(sp, jobs[j].key, jobs[j].trial, sp.learning_rates.front()))].push_back(j);
   }
   int set_index = 0;
   for (const auto& [key, js] : sets) {

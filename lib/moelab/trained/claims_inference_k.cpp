@@ -36,7 +36,7 @@ Evidence inference_k_helps(const CheckBudget& b, const RngKey& key) {
   base.steps = 1500;
   base.batch = 128, base.lr = 3e-3;
   base.M = 3;
-  const std::int64_t seeds = b.pick<std::int64_t>(8, 16);
+  const std::int64_t seeds = b.pick<std::int64_t>(16, 32);
   const std::vector<int> eval_ks = {1, 2, 4};
   const auto runs = parallel_map<CompositionalRun>(static_cast<std::size_t>(seeds), [&](std::size_t t) {
     return run_compositional_trial(base, key.with("M", base.M), static_cast<std::int64_t>(t), eval_ks);

@@ -27,15 +27,23 @@ struct DensePlan {
   std::int64_t train_size = 0;  // 0: online; else every group's fixed training set (a multiple of the batch)
 };
 
-/// Why `runs` cannot train together on the device ("" when they can): every run online, MLP
-/// experts, no oracle routing, and one d, d_out, batch, step count and test size for all.
+/// What runs of one device ensemble share: d, d_out, batch, step count, test size and training-set
+/// size (the study groups its runs by it; dense_plan_refusal requires one value).
+inline std::string dense_plan_key(const TrainConfig& c) {
+  return std::to_string(c.student.d) + " " + std::to_string(c.student.d_out) + " " + std::to_string(c.batch) + " " + std::to_string(c.steps) +
+         " " + std::to_string(c.test_size) + " " + std::to_string(c.train_size);
+}
+
+/// Why `runs` cannot train together on the device ("" when they can): MLP experts, the default gate
+/// with top-k routing, no oracle routing, a training set that is a multiple of the batch, and one
+/// dense_plan_key for all.
 inline std::string dense_plan_refusal(const std::vector<TrainConfig>& runs) {
   if (runs.empty()) return "no runs";
   const TrainConfig& a = runs.front();
   for (const TrainConfig& c : runs) {
     if (c.train_size % c.batch != 0)
       return "a fixed training set that is not a multiple of the batch (the device ensemble has no partial batches)";
-    if (c.train_size != a.train_size) return "runs of different training-set sizes (split them into one ensemble each)";
+
     for (const MoeShape* s : {&c.teacher, &c.student}) {
       if (s->expert != ExpertKind::mlp) return "linear experts: the device ensemble runs MLP experts";
       if (s->weighting == Weighting::oracle) return "oracle routing: the teacher-student setting has no labels";
@@ -43,8 +51,9 @@ inline std::string dense_plan_refusal(const std::vector<TrainConfig>& runs) {
         return "another gate or adaptive routing: the device ensemble runs the softmax over the selected logits with top-k routing";
     }
     if (c.teacher.d != c.student.d || c.teacher.d_out != c.student.d_out) return "teacher and student dimensions differ";
-    if (c.student.d != a.student.d || c.student.d_out != a.student.d_out || c.batch != a.batch || c.steps != a.steps || c.test_size != a.test_size)
-      return "runs of different d, batch, steps or test size (split them into one ensemble each)";
+    if (dense_plan_key(c) != dense_plan_key(a))
+      return c.train_size != a.train_size ? "runs of different training-set sizes (split them into one ensemble each)"
+                                          : "runs of different d, batch, steps or test size (split them into one ensemble each)";
     if (c.batch < 1 || c.steps < 1 || c.test_size < 1) return "batch, steps and test size must be positive";
   }
   return "";
