@@ -17,3 +17,7 @@ configure_package_config_file(cmake/moelabConfig.cmake.in ${PROJECT_BINARY_DIR}/
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/moelabConfigVersion.cmake COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/moelabConfig.cmake ${PROJECT_BINARY_DIR}/moelabConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/moelab)
+# The build tree is a package too: `find_package(moelab)` with moelab_DIR=<build folder> uses the
+# targets as built, without installing (their include directories are the BUILD_INTERFACE ones).
+# moelabConfig.cmake above includes moelabTargets.cmake from its own folder, so both trees share it.
+export(EXPORT moelabTargets NAMESPACE moelab:: FILE ${PROJECT_BINARY_DIR}/moelabTargets.cmake)

@@ -1,16 +1,28 @@
-# cmake -DBUILD_DIR=... -DSRC=... -DWORK=... -P run_consumer_test.cmake
-# Installs the build into WORK/prefix, builds the consumer against it, runs it and checks its output.
-file(REMOVE_RECURSE ${WORK})
-execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK}/prefix
-                RESULT_VARIABLE rc OUTPUT_QUIET)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "install failed (${rc})")
+# cmake -DBUILD_DIR=... -DSRC=... -DWORK=... [-DMODE=install|build_tree] -P run_consumer_test.cmake
+# MODE install (the default): installs the build into WORK/prefix and finds the package there.
+# MODE build_tree: finds the package in the build folder itself (export(), moelab_DIR=BUILD_DIR).
+# Then builds the consumer against it, runs it and checks its output.
+if(NOT DEFINED MODE)
+  set(MODE install)
 endif()
-if(EXISTS ${WORK}/prefix/include/moelab/spectra/detail)
-  message(FATAL_ERROR "detail/ headers were installed")
+file(REMOVE_RECURSE ${WORK})
+if(MODE STREQUAL "install")
+  execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK}/prefix
+                  RESULT_VARIABLE rc OUTPUT_QUIET)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "install failed (${rc})")
+  endif()
+  if(EXISTS ${WORK}/prefix/include/moelab/spectra/detail)
+    message(FATAL_ERROR "detail/ headers were installed")
+  endif()
+  set(_find -DCMAKE_PREFIX_PATH=${WORK}/prefix)
+elseif(MODE STREQUAL "build_tree")
+  set(_find -Dmoelab_DIR=${BUILD_DIR})
+else()
+  message(FATAL_ERROR "MODE must be install or build_tree, got '${MODE}'")
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SRC} -B ${WORK}/build -G Ninja -DCMAKE_BUILD_TYPE=Release
-                        -DCMAKE_PREFIX_PATH=${WORK}/prefix RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+                        ${_find} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "consumer configure failed:\n${out}\n${err}")
 endif()
