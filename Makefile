@@ -147,6 +147,7 @@ fuzz: build
 # the exact commands and the recorded numbers are in bench/RESULTS.md). BENCH_TRIALS: Fig. 3 trials per n.
 BENCH_TRIALS ?= 20
 bench: build deps-bench
+	cmake --build $(BUILD_DIR) --target moelab_bench -j$(JOBS)
 	MOELAB=$(MOELAB) bench/fig3_side_by_side.sh $(BENCH_TRIALS) $(JOBS)
 	BENCH_SPECTRA=$(BUILD_DIR)/bin/bench_spectra bench/spectra_side_by_side.sh $(JOBS)
 	BENCH_ROUTING=$(BUILD_DIR)/bin/bench_routing bench/routing_side_by_side.sh $(JOBS)
