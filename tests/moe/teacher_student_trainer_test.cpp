@@ -49,7 +49,7 @@ TEST_CASE("the CPU teacher-student trainer is TeacherStudent, byte for byte", "[
   CHECK(trainer->student_params() != ref.student().params());
 }
 
-TEST_CASE("make_teacher_student_trainer(cuda) refuses where CUDA cannot run, naming --backend", "[moe][backend]") {
+TEST_CASE("make_teacher_student_trainer refuses the cuda backend where CUDA cannot run, naming --backend", "[moe][backend]") {
   if (moelab::test::backend_present(Backend::cuda)) {
     CHECK(make_teacher_student_trainer<float>(Backend::cuda, tiny_config())->backend() == Backend::cuda);
     return;

@@ -42,7 +42,7 @@ TEST_CASE("the CPU excess-risk engine is excess_trial and draw_training_set, tri
   CHECK(engine->trials(m, 5, nz::Allocation::balanced, 1, 0, 0).empty());
 }
 
-TEST_CASE("make_excess_risk_engine(cuda) refuses where CUDA cannot run, naming --backend", "[noisy][backend]") {
+TEST_CASE("make_excess_risk_engine refuses the cuda backend where CUDA cannot run, naming --backend", "[noisy][backend]") {
   if (moelab::test::backend_present(Backend::cuda)) {
     const auto engine = nz::make_excess_risk_engine(Backend::cuda);
     CHECK(engine->backend() == Backend::cuda);

@@ -44,7 +44,7 @@ TEST_CASE("the CPU spectra engine is the Sampler::entries path, trial by trial",
         sp::info_plus_noise_eigenvalues(15, 25, sv2, 1.0, sp::EntryLaw::gaussian, 2, 5, sp::Sampler::entries));
 }
 
-TEST_CASE("make_spectra_engine(cuda) refuses where CUDA cannot run, naming --backend", "[spectra][backend]") {
+TEST_CASE("make_spectra_engine refuses the cuda backend where CUDA cannot run, naming --backend", "[spectra][backend]") {
   if (moelab::test::backend_present(Backend::cuda)) {
     CHECK(sp::make_spectra_engine(Backend::cuda)->backend() == Backend::cuda);
     return;
