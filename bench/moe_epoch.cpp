@@ -21,7 +21,7 @@
 #include "moelab/core/parallel.hpp"
 #include "moelab/moe/granularity_experiment.hpp"
 #include "moelab/moe/teacher_student.hpp"
-#include "moelab/moe/teacher_student_cuda.hpp"
+#include "moelab/moe/teacher_student_trainer.hpp"
 
 using namespace moelab;
 using moelab::bench::Clock;
@@ -57,21 +57,18 @@ int main(int argc, char** argv) {
   cfg.opt.lr = 1e-2;
   const auto fwd = [&](const moe::MoeShape& sh) { return 2.0 * sh.m * sh.d + sh.k * 4.0 * sh.w * sh.d; };
   if (device == "cuda") {
-    if (!moe::moe_cuda_built()) {
-      std::fprintf(stderr, "bench_moe_epoch: --device cuda: moelab was built without CUDA (-DMOELAB_CUDA=ON)\n");
-      return 2;
-    }
-    // No usable device, or a CUDA failure: one message and exit 2, not an uncaught exception.
+    // A build without CUDA, no usable device (the factory's refusal names the reason), or a CUDA
+    // failure: one message and exit 2, not an uncaught exception.
     try {
-      moe::TeacherStudentCuda<float> dev(cfg, tf32);
-      dev.train_until(warmup);
+      const auto dev = moe::make_teacher_student_trainer<float>(moelab::Backend::cuda, cfg, tf32);
+      dev->train_until(warmup);
       const auto t0 = Clock::now();
-      dev.train_until(warmup + steps);
+      dev->train_until(warmup + steps);
       const double s = seconds_since(t0);
       const double flops_per_sample = fwd(cfg.teacher) + 3.0 * fwd(cfg.student);
       std::printf("moelab_cuda tf32 %d teacher %s student %s kw %d steps %d batch %d d %d step_ms %.3f samples_per_s %.1f useful_gflops %.2f last_loss %.6g\n",
                   tf32 ? 1 : 0, cfg.teacher.name().c_str(), cfg.student.name().c_str(), kw, steps, batch, d, 1e3 * s / steps,
-                  static_cast<double>(batch) * steps / s, flops_per_sample * batch * steps / s / 1e9, dev.losses().back());
+                  static_cast<double>(batch) * steps / s, flops_per_sample * batch * steps / s / 1e9, dev->losses().back());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "bench_moe_epoch: --device cuda: %s\n", e.what());
       return 2;

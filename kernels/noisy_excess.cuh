@@ -1,5 +1,5 @@
 // Host-only launcher for the noisy Fig. 3 sweep on the device (kernels/noisy_excess.cu). No device
-// code here: included from plain C++ (lib/moelab/noisy/excess_cuda.cpp, tests).
+// code here: included from plain C++ (lib/moelab/noisy/excess_engine_cuda.cpp, tests).
 //
 // The GPU sibling of noisy::excess_trial (lib/moelab/noisy/simulate.cpp) over a batch of trials:
 //   1. design_kernel : noise and signal normals by device Philox at the CPU's addresses
@@ -22,7 +22,7 @@
 
 namespace moelab::cuda {
 
-/// The model, packed (all host pointers; see noisy::PackedModel in noisy/excess_cuda.hpp).
+/// The model, packed (all host pointers; see noisy::PackedModel in noisy/detail/excess_pack.hpp).
 struct NoisyModelView {
   int k = 0, d = 0, dmax = 0;
   const int* offset = nullptr;              // k: first coordinate of block e

@@ -2,7 +2,7 @@
 // ensembles' Sampler::entries path (spectra/ensembles.cpp). Per batch of trials, one stream:
 //   1. matrix_kernel : one thread per Philox block (two consecutive column-major entries) of each
 //                      trial's matrix, spectra::device::raw_entry_pair + entry_value (the CPU's
-//                      addresses and order of operations, spectra/matrix_draws_cuda.hpp);
+//                      addresses and order of operations, spectra/detail/matrix_draws_hd.hpp);
 //   2. cuBLAS        : the smaller Gram matrix of each, G = Y Y' or Y' Y (n = min(M, N)):
 //                      DgemmStridedBatched over the batch, DSYRK for a single matrix;
 //   3. cuSOLVER      : eigenvalues only (jobz = NOVECTOR, lower triangle): DsyevjBatched (Jacobi)
@@ -24,7 +24,7 @@
 #include "cuda_status.cuh"
 #include "device_memory.cuh"
 
-#include "moelab/spectra/matrix_draws_cuda.hpp"
+#include "moelab/spectra/detail/matrix_draws_hd.hpp"
 
 namespace moelab::cuda {
 

@@ -1,8 +1,8 @@
 // Host-only launcher for batched random-matrix spectra on the device (kernels/spectra_eigen.cu). No
-// device code here: included from plain C++ (lib/moelab/spectra/spectra_cuda.cpp, tests).
+// device code here: included from plain C++ (lib/moelab/spectra/spectra_engine_cuda.cpp, tests).
 //
 // The GPU sibling of the spectra ensembles' Sampler::entries path (spectra/ensembles.cpp): matrices
-// drawn by device Philox at the CPU's addresses (spectra/matrix_draws_cuda.hpp), their smaller Gram
+// drawn by device Philox at the CPU's addresses (spectra/detail/matrix_draws_hd.hpp), their smaller Gram
 // matrices by cuBLAS, eigenvalues by cuSOLVER. The CPU path is the reference: the matrices agree up
 // to the Box-Muller rounding (CUDA's log/sin/cos against glibc's, a few ulps), the eigenvalues up to
 // the two eigensolvers' backward errors (tests/gpu/spectra_gpu_main.cpp).

@@ -23,6 +23,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "device_harness.hpp"
 #include "gpu_main.hpp"
 #include "moelab/moe/moe_model.hpp"
 #include "tf32_gradient_bound.hpp"
@@ -33,7 +34,7 @@
 #include "moelab/moe/detail/moe_layer_host.hpp"
 #include "moelab/moe/ensemble_cuda.hpp"
 #include "moelab/moe/granularity_experiment.hpp"
-#include "moelab/moe/teacher_student_cuda.hpp"
+#include "moelab/moe/teacher_student_trainer.hpp"
 
 using namespace moelab;
 using namespace moelab::moe;
@@ -146,14 +147,13 @@ TEST_CASE("device training follows the CPU trainer's loss curve (granularity Fig
   SECTION("float64: the curves agree to 1e-8 (rounding differences amplified over 200 AdamW steps)") {
     TeacherStudent<double> cpu(cfg);
     cpu.train_until(cfg.steps);
-    TeacherStudentCuda<double> dev(cfg);
-    dev.train_until(cfg.steps);
-    double worst = 0.0;
-    for (std::size_t k = 0; k < dev.losses().size(); ++k) worst = std::max(worst, std::abs(dev.losses()[k] - cpu.losses()[k]) / cpu.losses()[k]);
-    CAPTURE(worst, cpu.losses().front(), cpu.losses().back(), dev.test_nmse(), cpu.test_nmse());
-    REQUIRE(std::abs(dev.teacher_energy() - cpu.teacher_energy()) <= 1e-12 * cpu.teacher_energy());
+    const auto dev = make_teacher_student_trainer<double>(moelab::Backend::cuda, cfg);  // the factory
+    dev->train_until(cfg.steps);
+    const double worst = moelab::test::max_relative_difference(dev->losses(), cpu.losses());  // |dev - cpu| / cpu per step
+    CAPTURE(worst, cpu.losses().front(), cpu.losses().back(), dev->test_nmse(), cpu.test_nmse());
+    REQUIRE(std::abs(dev->teacher_energy() - cpu.teacher_energy()) <= 1e-12 * cpu.teacher_energy());
     REQUIRE(worst <= 1e-8);
-    REQUIRE(std::abs(dev.test_nmse() - cpu.test_nmse()) <= 1e-8 * cpu.test_nmse());
+    REQUIRE(std::abs(dev->test_nmse() - cpu.test_nmse()) <= 1e-8 * cpu.test_nmse());
   }
   SECTION("float32, TF32 off: the curves agree to 1e-2 step by step and the final test errors to 5%") {
     // Float rounding differences grow through AdamW (entries with |m| ~ sqrt(v) eps move by lr
@@ -162,14 +162,13 @@ TEST_CASE("device training follows the CPU trainer's loss curve (granularity Fig
     TeacherStudent<float> cpu(cfg);
     const double init = cpu.test_nmse();
     cpu.train_until(cfg.steps);
-    TeacherStudentCuda<float> dev(cfg);
-    dev.train_until(cfg.steps);
-    REQUIRE(std::abs(dev.losses()[0] - cpu.losses()[0]) <= 1e-5 * cpu.losses()[0]);
-    double worst = 0.0;
-    for (std::size_t k = 0; k < dev.losses().size(); ++k) worst = std::max(worst, std::abs(dev.losses()[k] - cpu.losses()[k]) / cpu.losses()[k]);
-    CAPTURE(worst, init, cpu.test_nmse(), dev.test_nmse());
+    const auto dev = make_teacher_student_trainer<float>(moelab::Backend::cuda, cfg);
+    dev->train_until(cfg.steps);
+    REQUIRE(std::abs(dev->losses()[0] - cpu.losses()[0]) <= 1e-5 * cpu.losses()[0]);
+    const double worst = moelab::test::max_relative_difference(dev->losses(), cpu.losses());  // |dev - cpu| / cpu per step
+    CAPTURE(worst, init, cpu.test_nmse(), dev->test_nmse());
     REQUIRE(worst <= 1e-2);
-    REQUIRE(std::abs(dev.test_nmse() - cpu.test_nmse()) <= 0.05 * cpu.test_nmse());
+    REQUIRE(std::abs(dev->test_nmse() - cpu.test_nmse()) <= 0.05 * cpu.test_nmse());
     REQUIRE(cpu.test_nmse() < init / 5);
   }
 }

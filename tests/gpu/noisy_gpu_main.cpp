@@ -1,5 +1,5 @@
-// The CUDA path of the noisy Fig. 3 sweep (kernels/noisy_excess.cu through noisy/excess_cuda.hpp)
-// against the CPU reference (simulate.cpp): the device designs against draw_training_set, the device
+// The CUDA engine of the noisy Fig. 3 sweep (make_excess_risk_engine(Backend::cuda):
+// kernels/noisy_excess.cu) against the CPU reference (simulate.cpp, what the CPU engine runs): the device designs against draw_training_set, the device
 // excess risks against excess_trial (same addresses, so the same trials up to rounding), batching,
 // the fallback near n = d, and controls (the next trial must not match). The arithmetic of every step
 // was emulated on the CPU first (tests/noisy/excess_device_test.cpp); this checks the kernels, the
@@ -15,11 +15,13 @@
 
 #include <Eigen/Dense>
 
+#include "device_harness.hpp"
 #include "gpu_main.hpp"
 #include "moelab/core/distributions.hpp"
 #include "moelab/linalg/covariance.hpp"
 #include "moelab/noisy/detail/excess_plan.hpp"
-#include "moelab/noisy/excess_cuda.hpp"
+#include "moelab/noisy/detail/excess_pack.hpp"
+#include "moelab/noisy/excess_engine.hpp"
 #include "moelab/noisy/simulate.hpp"
 
 #if MOELAB_HAVE_CUDA
@@ -61,6 +63,11 @@ std::pair<double, double> conditions(const nz::Model& m, const nz::TrainingSet& 
   return {condition(ts.xbar), ks};
 }
 
+/// The device engine (the factory; the gate guarantees a usable device), with the given batch budget.
+std::unique_ptr<nz::ExcessRiskEngine> device(double budget_bytes = nz::kExcessDeviceBudgetBytes) {
+  return nz::make_excess_risk_engine(moelab::Backend::cuda, budget_bytes);
+}
+
 }  // namespace
 
 // Device normals use CUDA's double log / sin / cos (<= 2 ulp), the CPU's fill_normal_cpu a polynomial
@@ -75,14 +82,18 @@ TEST_CASE("gpu noisy: device designs equal draw_training_set", "[gpu][noisy]") {
         const std::uint64_t seed = 31, first = 1000;
         const std::int64_t count = 5;
         std::vector<double> X, y;
-        nz::training_sets_cuda(m, n, a, seed, first, count, X, y);
+        const auto engines = moelab::test::both_backends([](moelab::Backend b) { return nz::make_excess_risk_engine(b); });
+        engines.device->training_sets(m, n, a, seed, first, count, X, y);
+        std::vector<double> Xc, yc;  // the CPU engine's: draw_training_set's designs, byte for byte
+        engines.cpu->training_sets(m, n, a, seed, first, count, Xc, yc);
         for (std::int64_t t = 0; t < count; ++t) {
           const auto ts = nz::draw_training_set(m, n, a, seed, first + static_cast<std::uint64_t>(t));
           const Eigen::Map<const Eigen::MatrixXd> Xt(X.data() + static_cast<std::size_t>(t) * n * d, n, d);
           const Eigen::Map<const Eigen::VectorXd> yt(y.data() + static_cast<std::size_t>(t) * n, n);
           INFO("k " << k << " b " << b << " n " << n << " trial " << t);
-          CHECK((Xt - ts.xbar).cwiseAbs().maxCoeff() < 1e-11);  // NaN (an unwritten element) fails too
-          CHECK((yt - ts.y).cwiseAbs().maxCoeff() < 1e-11);
+          CHECK(moelab::test::max_abs_difference(Xt, ts.xbar) < 1e-11);  // NaN (an unwritten element) fails too
+          CHECK(moelab::test::max_abs_difference(yt, ts.y) < 1e-11);
+          CHECK(Eigen::Map<const Eigen::MatrixXd>(Xc.data() + static_cast<std::size_t>(t) * n * d, n, d) == ts.xbar);
           const auto next = nz::draw_training_set(m, n, a, seed, first + static_cast<std::uint64_t>(t) + 1);
           CHECK((Xt - next.xbar).cwiseAbs().mean() > 0.1);  // control: the next trial's draws
         }
@@ -98,11 +109,11 @@ TEST_CASE("gpu noisy: device excess risks equal excess_trial, across batch sizes
         const nz::Model m = fig3_model(k, b);
         const std::uint64_t seed = 77;
         const std::int64_t count = 24;
-        const auto dev = nz::excess_trials_cuda(m, n, a, seed, 0, count);
+        const auto dev = device()->trials(m, n, a, seed, 0, count);
         // Three trials per batch: several batches, trials offset within each.
         const nz::PackedModel pm = nz::pack_model(m);
         const double per = nz::plan::bytes_per_trial(n, pm.d, pm.k, pm.size.data());
-        const auto small = nz::excess_trials_cuda(m, n, a, seed, 0, count, 3.5 * per);
+        const auto small = device(3.5 * per)->trials(m, n, a, seed, 0, count);
         int rejected = 0;
         for (std::int64_t t = 0; t < count; ++t) {
           const auto ut = static_cast<std::uint64_t>(t);
@@ -132,7 +143,7 @@ TEST_CASE("gpu noisy: the fallback near n = d follows the CPU's decisions", "[gp
   const int d = m.d();
   for (const int n : {d - 1, d, d + 1}) {
     const std::int64_t count = 16;
-    const auto dev = nz::excess_trials_cuda(m, n, nz::Allocation::balanced, 5, 0, count);
+    const auto dev = device()->trials(m, n, nz::Allocation::balanced, 5, 0, count);
     int disagree = 0;
     for (std::int64_t t = 0; t < count; ++t) {
       const auto ref = nz::excess_trial(m, n, nz::Allocation::balanced, 5, static_cast<std::uint64_t>(t));
@@ -151,7 +162,7 @@ TEST_CASE("gpu noisy: a Fig. 3 point at d = 900 matches the CPU", "[gpu][noisy]"
   const nz::Model m = fig3_model(12, 75);
   const int n = 1800;
   const std::int64_t count = 4;
-  const auto dev = nz::excess_trials_cuda(m, n, nz::Allocation::balanced, 1, 0, count);
+  const auto dev = device()->trials(m, n, nz::Allocation::balanced, 1, 0, count);
   for (std::int64_t t = 0; t < count; ++t) {
     const auto ut = static_cast<std::uint64_t>(t);
     const auto ref = nz::excess_trial(m, n, nz::Allocation::balanced, 1, ut);

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "device_harness.hpp"
 #include "gpu_main.hpp"
 #include "moelab/routing/region_mass_sampler.hpp"
 
@@ -109,8 +110,9 @@ TEST_CASE("device histograms equal the CPU histograms (dense and hashed)", "[gpu
 
 TEST_CASE("one device context serves draws of different shapes, as the CPU does", "[gpu][routing]") {
   // The context's buffers grow for a larger problem and are reused for a smaller one afterwards.
-  const auto device = rt::make_region_mass_sampler(moelab::Backend::cuda);
-  const auto cpu = rt::make_region_mass_sampler(moelab::Backend::cpu);
+  const auto samplers = moelab::test::both_backends([](moelab::Backend b) { return rt::make_region_mass_sampler(b); });
+  const auto& device = samplers.device;
+  const auto& cpu = samplers.cpu;
   for (const rt::RegionMassExperiment e : {rt::RegionMassExperiment{8, 3, 16, rt::InputLaw::gaussian, rt::ScorePath::full, 50000},
                                            rt::RegionMassExperiment{256, 8, 256, rt::InputLaw::ball, rt::ScorePath::full, 300000},
                                            rt::RegionMassExperiment{12, 4, 40, rt::InputLaw::gaussian, rt::ScorePath::projected, 50000}}) {

@@ -1,5 +1,5 @@
-// The device spectra path (kernels/spectra_eigen.cu via spectra/spectra_cuda.hpp) against the CPU
-// reference's Sampler::entries path: the same matrices entry by entry (up to the Box-Muller
+// The device spectra engine (make_spectra_engine(Backend::cuda): kernels/spectra_eigen.cu) against the
+// CPU reference's Sampler::entries path (the CPU engine's functions): the same matrices entry by entry (up to the Box-Muller
 // rounding of CUDA's log/sin/cos against glibc's), and the same eigenvalues up to the eigensolvers'
 // backward errors, for every eigenvalue method, both Gram orientations, all entry laws, spikes, and
 // one large information-plus-noise spectrum. Exit code 77 (skipped) without a CUDA build or a usable
@@ -12,16 +12,21 @@
 #include <cstdio>
 #include <vector>
 
+#include "device_harness.hpp"
 #include "gpu_main.hpp"
 #include "moelab/core/stream_tags.hpp"
 #include "moelab/spectra/ensembles.hpp"
-#include "moelab/spectra/spectra_cuda.hpp"
+#include "moelab/spectra/spectra_engine.hpp"
 
 #if MOELAB_HAVE_CUDA
 namespace sp = moelab::spectra;
 
 namespace {
-double max_abs_diff(const Eigen::VectorXd& a, const Eigen::VectorXd& b) { return (a - b).cwiseAbs().maxCoeff(); }
+double max_abs_diff(const Eigen::VectorXd& a, const Eigen::VectorXd& b) { return moelab::test::max_abs_difference(a, b); }
+/// The device engine with the given eigensolver (the factory; the gate guarantees a usable device).
+std::unique_ptr<sp::SpectraEngine> device(sp::DeviceEigenMethod method = sp::DeviceEigenMethod::automatic) {
+  return sp::make_spectra_engine(moelab::Backend::cuda, method);
+}
 }  // namespace
 
 TEST_CASE("device matrices equal the CPU's iid matrices entry by entry", "[gpu][spectra]") {
@@ -30,12 +35,15 @@ TEST_CASE("device matrices equal the CPU's iid matrices entry by entry", "[gpu][
   const auto law = GENERATE(sp::EntryLaw::gaussian, sp::EntryLaw::rademacher, sp::EntryLaw::uniform);
   const int M = 37, N = 51;
   std::vector<double> ell{4.0};
-  const auto dev = sp::ensemble_matrices_cuda(M, N, ell, Eigen::VectorXd(), 2.0, law, 5, 9, 3);
+  const auto engines = moelab::test::both_backends([](moelab::Backend b) { return sp::make_spectra_engine(b); });
+  const auto dev = engines.device->matrices(M, N, ell, 2.0, law, 5, 9, 3);
+  const auto ref = engines.cpu->matrices(M, N, ell, 2.0, law, 5, 9, 3);
   for (int t = 0; t < 3; ++t) {
     Eigen::MatrixXd cpu = sp::iid_matrix(M, N, law, 5, moelab::StreamTag::design_noise, 9 + static_cast<std::uint64_t>(t));
     cpu.row(0) *= 2.0;
     cpu *= std::sqrt(2.0 / N);
-    CHECK((dev[static_cast<std::size_t>(t)] - cpu).cwiseAbs().maxCoeff() < 1e-12);
+    CHECK(moelab::test::max_abs_difference(ref[static_cast<std::size_t>(t)], cpu) == 0.0);  // the CPU engine's matrices are these
+    CHECK(moelab::test::max_abs_difference(dev[static_cast<std::size_t>(t)], cpu) < 1e-12);
   }
 }
 
@@ -57,7 +65,7 @@ TEST_CASE("device batched eigenvalues equal the CPU's Sampler::entries eigenvalu
   CAPTURE(c.M, c.N, sp::entry_law_name(c.law), static_cast<int>(c.method));
   const std::uint64_t seed = 12, first = 1000;
   const int count = 50;
-  const auto dev = sp::sample_covariance_eigenvalues_cuda(c.M, c.N, {}, 1.0, c.law, seed, first, count, c.method);
+  const auto dev = device(c.method)->sample_covariance_eigenvalues(c.M, c.N, {}, 1.0, c.law, seed, first, count);
   REQUIRE(dev.size() == static_cast<std::size_t>(count));
   double worst = 0.0;
   for (int t = 0; t < count; ++t) {
@@ -79,7 +87,7 @@ TEST_CASE("one large information-plus-noise spectrum on the device equals the CP
   Eigen::VectorXd sv2(3);
   sv2 << 16.0, 9.0, 4.0;
   const auto t0 = std::chrono::steady_clock::now();
-  const Eigen::VectorXd dev = sp::info_plus_noise_eigenvalues_cuda(M, N, sv2, 1.0, sp::EntryLaw::gaussian, 3, 0);
+  const Eigen::VectorXd dev = device()->info_plus_noise_eigenvalues(M, N, sv2, 1.0, sp::EntryLaw::gaussian, 3, 0);
   const auto t1 = std::chrono::steady_clock::now();
   const Eigen::VectorXd cpu = sp::info_plus_noise_eigenvalues(M, N, sv2, 1.0, sp::EntryLaw::gaussian, 3, 0, sp::Sampler::entries);
   const auto t2 = std::chrono::steady_clock::now();
@@ -88,12 +96,12 @@ TEST_CASE("one large information-plus-noise spectrum on the device equals the CP
   REQUIRE(dev.size() == cpu.size());
   CHECK(max_abs_diff(dev, cpu) <= 1e-9 * (1.0 + cpu(0)));
   // Control: another trial's top eigenvalue differs by more than the tolerance.
-  CHECK(std::abs(sp::info_plus_noise_eigenvalues_cuda(M, N, sv2, 1.0, sp::EntryLaw::gaussian, 3, 1)(0) - cpu(0)) > 1e-6);
+  CHECK(std::abs(device()->info_plus_noise_eigenvalues(M, N, sv2, 1.0, sp::EntryLaw::gaussian, 3, 1)(0) - cpu(0)) > 1e-6);
 }
 
 TEST_CASE("the device spectra refuse bad input", "[gpu][spectra]") {
-  CHECK_THROWS(sp::sample_covariance_eigenvalues_cuda(40, 50, {}, 1.0, sp::EntryLaw::gaussian, 1, 0, 2,
-                                                      sp::DeviceEigenMethod::jacobi_batched));  // n = 40 > 32
-  CHECK_THROWS(sp::sample_covariance_eigenvalues_cuda(10, 20, {}, -1.0, sp::EntryLaw::gaussian, 1, 0, 2));
+  CHECK_THROWS(device(sp::DeviceEigenMethod::jacobi_batched)->sample_covariance_eigenvalues(40, 50, {}, 1.0, sp::EntryLaw::gaussian, 1, 0,
+                                                                                            2));  // n = 40 > 32
+  CHECK_THROWS(device()->sample_covariance_eigenvalues(10, 20, {}, -1.0, sp::EntryLaw::gaussian, 1, 0, 2));
 }
 #endif  // MOELAB_HAVE_CUDA

@@ -1,5 +1,5 @@
-// The CPU executor of the device layer's step sequence (lib/moelab/moe/detail/moe_layer_driver.hpp):
-// every device kernel is the same moe_layer_hd.hpp functor in a loop, cuBLAS is Eigen on the same
+// The CPU executor of the device layer's step sequence (lib/moelab/moe/detail/moe_layer_driver.hpp),
+// built on the common harness's poison and loop (tests/device_harness.hpp): every device kernel is the same moe_layer_hd.hpp functor in a loop, cuBLAS is Eigen on the same
 // pointers and leading dimensions, CUB's stable radix sort is std::stable_sort. Buffers are poisoned
 // (NaN / -1) whenever they grow, so a step that reads what no step wrote shows up. Shared by the
 // emulation tests (tests/moe) and the TF32 tolerance test (tests/gpu), which replaces the GEMM.
@@ -15,6 +15,8 @@
 #include <Eigen/Core>
 #include <catch2/catch.hpp>
 
+#include "device_harness.hpp"
+
 namespace moelab::test {
 
 /// The CPU executor: what each device step computes, element by element.
@@ -25,10 +27,7 @@ struct HostExec {
     void resize(std::size_t n) {
       if (n <= v.size() && !v.empty()) return;
       // Growing loses the contents (as DeviceBuffer); fill with poison instead of zeros.
-      T poison{};
-      if constexpr (std::is_floating_point_v<T>) poison = std::numeric_limits<T>::quiet_NaN();
-      else if constexpr (std::is_integral_v<T>) poison = static_cast<T>(-1);
-      v.assign(std::max<std::size_t>(n, 1), poison);
+      v.assign(std::max<std::size_t>(n, 1), poison_value<T>());  // device_harness.hpp
       ++growths();
     }
     T* get() const { return v.data(); }
@@ -45,9 +44,9 @@ struct HostExec {
   template <class F>
   void for_each(std::int64_t n, const F& f) {
     ++for_each_launches;
-    // Reverse order: a step whose result depended on the order of its indices would differ from the
-    // device's (which runs them in any order); the functors write disjoint outputs.
-    for (std::int64_t e = n - 1; e >= 0; --e) f(e);
+    // Reverse order (device_harness.hpp): a step whose result depended on the order of its indices
+    // would differ from the device's (which runs them in any order); the functors write disjoint outputs.
+    for_each_index(n, f);
   }
   template <class S>
   void gemm(bool ta, bool tb, int m, int n, int k, const S* A, int lda, const S* B, int ldb, S* C, int ldc) {

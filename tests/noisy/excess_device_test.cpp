@@ -12,10 +12,11 @@
 
 #include <catch2/catch.hpp>
 
+#include "device_harness.hpp"
 #include "moelab/linalg/decompositions.hpp"
 #include "moelab/noisy/detail/excess_plan.hpp"
 #include "moelab/noisy/detail/sample_hd.hpp"
-#include "moelab/noisy/excess_cuda.hpp"
+#include "moelab/noisy/detail/excess_pack.hpp"
 #include "moelab/noisy/simulate.hpp"
 #include "noisy/random_model.hpp"
 
@@ -39,9 +40,9 @@ void emulate_design(const nz::PackedModel& pm, Emulated& em, std::uint64_t seed,
   const int n = em.plan.n, d = pm.d, dmax = pm.dmax;
   const std::int64_t B = em.plan.trials;
   const std::uint64_t nd = static_cast<std::uint64_t>(n) * d, ndmax = static_cast<std::uint64_t>(n) * dmax;
-  em.X.assign(static_cast<std::size_t>(B * static_cast<std::int64_t>(nd)), kNaN);  // poisoned: every element must be written
-  em.G.assign(static_cast<std::size_t>(B * static_cast<std::int64_t>(ndmax)), kNaN);
-  em.y.assign(static_cast<std::size_t>(B * n), kNaN);
+  em.X = moelab::test::poisoned<double>(static_cast<std::size_t>(B * static_cast<std::int64_t>(nd)));  // every element must be written
+  em.G = moelab::test::poisoned<double>(static_cast<std::size_t>(B * static_cast<std::int64_t>(ndmax)));
+  em.y = moelab::test::poisoned<double>(static_cast<std::size_t>(B * n));
   const int pairs = hd::column_pairs(d), signal_pairs = hd::column_pairs(dmax);
   for (std::int64_t t = 0; t < B; ++t)
     for (int b = 0; b < pairs; ++b)

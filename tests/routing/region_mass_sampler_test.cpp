@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "device_harness.hpp"
 #include "moelab/core/backend.hpp"
 #include "moelab/core/stats.hpp"
 #include "moelab/routing/region_mass_sampler.hpp"
@@ -31,11 +32,7 @@ std::uint64_t histogram_l1(const rt::RegionHistogram& a, const rt::RegionHistogr
 }
 
 /// Backend under test, or false (after reporting the skip) when it is not present here.
-bool present(Backend b) {
-  if (b == Backend::cpu || moelab::cuda_backend_available()) return true;
-  WARN("CUDA backend not available (no CUDA build or no device): the cuda case is skipped");
-  return false;
-}
+bool present(Backend b) { return moelab::test::backend_present(b); }
 
 }  // namespace
 

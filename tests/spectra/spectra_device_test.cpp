@@ -1,10 +1,11 @@
 // The device spectra path (kernels/spectra_eigen.cu, W3) emulated on the CPU step by step:
-// matrix_kernel's per-thread draw (spectra/matrix_draws_cuda.hpp: one Philox block = two
+// matrix_kernel's per-thread draw (spectra/detail/matrix_draws_hd.hpp: one Philox block = two
 // consecutive column-major entries, trials first .. first + T - 1 in batches of trials_per_batch),
 // the strided Gram matrices of cuBLAS (Y Y' or Y' Y), and the wrapper's padding, against the CPU
 // reference's Sampler::entries path (sample_covariance_eigenvalues, info_plus_noise_eigenvalues).
-// The kernel itself runs only in tests/gpu/spectra_gpu_main.cpp, where a device exists.
-#include "moelab/spectra/matrix_draws_cuda.hpp"
+// The kernel itself runs only in tests/gpu/spectra_gpu_main.cpp, where a device exists. Poisoned
+// buffers and the reverse thread loop: the common harness, tests/device_harness.hpp.
+#include "moelab/spectra/detail/matrix_draws_hd.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,6 +14,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "device_harness.hpp"
 #include "moelab/core/stream_tags.hpp"
 #include "moelab/linalg/decompositions.hpp"
 #include "moelab/spectra/ensembles.hpp"
@@ -44,14 +46,16 @@ std::vector<Eigen::MatrixXd> emulated_matrices(int M, int N, sp::EntryLaw law, d
   std::vector<Eigen::MatrixXd> out;
   for (int done = 0; done < count;) {
     const int T = std::min(per, count - done);
-    std::vector<double> Y(entries * static_cast<std::uint64_t>(T));  // the batch buffer, stride M N
-    for (std::uint64_t e = 0; e < blocks * static_cast<std::uint64_t>(T); ++e) {  // one thread per (trial, block)
+    // The batch buffer, stride M N, poisoned: every entry must be written by its thread.
+    std::vector<double> Y = moelab::test::poisoned<double>(entries * static_cast<std::uint64_t>(T));
+    moelab::test::for_each_index(static_cast<std::int64_t>(blocks) * T, [&](std::int64_t i) {  // one thread per (trial, block)
+      const auto e = static_cast<std::uint64_t>(i);
       const std::uint64_t t = e / blocks, blk = e % blocks;
       double x0, x1;
       dv::raw_entry_pair(d.law, d.seed, first + static_cast<std::uint64_t>(done) + t, blk, x0, x1);
       Y[t * entries + 2 * blk] = dv::entry_value(d, 2 * blk, x0);
       if (2 * blk + 1 < entries) Y[t * entries + 2 * blk + 1] = dv::entry_value(d, 2 * blk + 1, x1);
-    }
+    });
     for (int t = 0; t < T; ++t) out.emplace_back(Eigen::Map<const Eigen::MatrixXd>(Y.data() + static_cast<std::uint64_t>(t) * entries, M, N));
     done += T;
   }
@@ -69,7 +73,7 @@ Eigen::VectorXd emulated_covariance_eigenvalues(const Eigen::MatrixXd& Y) {
   return e;
 }
 
-double max_abs_diff(const Eigen::VectorXd& a, const Eigen::VectorXd& b) { return (a - b).cwiseAbs().maxCoeff(); }
+double max_abs_diff(const Eigen::VectorXd& a, const Eigen::VectorXd& b) { return moelab::test::max_abs_difference(a, b); }
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 
 #include "moelab/core/backend.hpp"
 #include "moelab/core/error.hpp"
+#include "moelab/moe/detail/cuda_teacher_student.hpp"
 #include "moelab/moe/detail/moe_layer_host.hpp"
 
 #ifdef MOELAB_HAVE_CUDA
@@ -116,5 +117,14 @@ typename TeacherStudentCuda<S>::Vec TeacherStudentCuda<S>::student_params() cons
 
 template class TeacherStudentCuda<float>;
 template class TeacherStudentCuda<double>;
+
+namespace detail {
+template <class S>
+std::unique_ptr<TeacherStudentTrainer<S>> make_cuda_teacher_student_trainer(TrainConfig cfg, bool tf32) {
+  return std::make_unique<TeacherStudentCuda<S>>(std::move(cfg), tf32);
+}
+template std::unique_ptr<TeacherStudentTrainer<float>> make_cuda_teacher_student_trainer<float>(TrainConfig, bool);
+template std::unique_ptr<TeacherStudentTrainer<double>> make_cuda_teacher_student_trainer<double>(TrainConfig, bool);
+}  // namespace detail
 
 }  // namespace moelab::moe

@@ -5,7 +5,8 @@
 // AdamW and cosine: the CPU trainer is the reference, and results agree with it to float rounding
 // (TF32 off) -- not byte for byte (cuBLAS sums in another order).
 // Experimental (docs/gpu.md: run on hardware only by tests/gpu/moe_gpu_main.cpp). Online only: a fixed
-// training set (train_size > 0) and checkpoints are CPU-only for now.
+// training set (train_size > 0) and checkpoints are CPU-only for now. The CUDA implementation of
+// TeacherStudentTrainer (teacher_student_trainer.hpp): take it from make_teacher_student_trainer.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "moelab/moe/teacher_student.hpp"
+#include "moelab/moe/teacher_student_trainer.hpp"
 
 namespace moelab::cuda {
 template <class S>
@@ -25,7 +27,7 @@ namespace moelab::moe {
 bool moe_cuda_built();
 
 template <class S>
-class TeacherStudentCuda {
+class TeacherStudentCuda final : public TeacherStudentTrainer<S> {
  public:
   using Vec = typename MoeModel<S>::Vec;
   /// `tf32`: float32 GEMMs in TF32 (faster, products rounded to 10 mantissa bits); off by default.
@@ -36,15 +38,16 @@ class TeacherStudentCuda {
   TeacherStudentCuda& operator=(const TeacherStudentCuda&) = delete;
 
   /// Trains until `step()` reaches `last` (at most cfg.steps); returns after the device finished.
-  void train_until(std::int64_t last);
-  std::int64_t step() const { return step_; }
-  const std::vector<double>& losses() const { return losses_; }
-  double test_mse() const;
-  double test_nmse() const;
-  double teacher_energy() const { return teacher_energy_; }
+  Backend backend() const override { return Backend::cuda; }
+  void train_until(std::int64_t last) override;
+  std::int64_t step() const override { return step_; }
+  const std::vector<double>& losses() const override { return losses_; }
+  double test_mse() const override;
+  double test_nmse() const override;
+  double teacher_energy() const override { return teacher_energy_; }
   /// The student's parameters (downloaded).
-  Vec student_params() const;
-  const TrainConfig& config() const { return cfg_; }
+  Vec student_params() const override;
+  const TrainConfig& config() const override { return cfg_; }
 
  private:
   TrainConfig cfg_;

@@ -10,7 +10,7 @@
 
 #include "moelab/core/stats.hpp"
 #include "moelab/noisy/bayes.hpp"
-#include "moelab/noisy/excess_cuda.hpp"
+#include "moelab/noisy/excess_engine.hpp"
 #include "moelab/noisy/excess_fit.hpp"
 #include "moelab/noisy/model_params.hpp"
 #include "moelab/noisy/risk.hpp"
@@ -252,21 +252,23 @@ StudyDef excess_study() {
       },
       reduce_excess);
   // The CUDA path (validated: agreed with the CPU on an H200 at a8b58ee, docs/gpu.md "Validation";
-  // `auto` takes it where a usable device exists): the point's trials run in batches on the device
-  // (excess_cuda.hpp) from the same addresses (seed, trial) and are reduced by the same reduce_excess;
-  // the CPU path is untouched.
+  // `auto` takes it where a usable device exists): the point's trials run in batches on the engine the
+  // factory gives for the resolved backend (excess_engine.hpp), from the same addresses (seed, trial),
+  // and are reduced by the same reduce_excess. On the CPU the trial runner above calls excess_trial,
+  // the CPU engine's per-trial function, over the trials in parallel (its bytes unchanged).
   def.cuda = CudaPath::validated;
   def.run = [cpu = def.run](const std::any& a, const RunContext& ctx, RowSink& rows) {
     if (ctx.backend != Backend::cuda) return cpu(a, ctx, rows);
     const auto& pt = std::any_cast<const ExcessPoint&>(a);
-    const auto results = excess_trials_cuda(pt.model, pt.n, pt.allocation, ctx.key.seed(), 0, ctx.trials);
+    const auto results = make_excess_risk_engine(ctx.backend)->trials(pt.model, pt.n, pt.allocation, ctx.key.seed(), 0, ctx.trials);
     ctx.advance(results.size());
     reduce_excess(pt, results, ctx, rows);
   };
   def.trial_block = [cpu = def.trial_block](const std::any& a, const RunContext& ctx, std::int64_t begin, std::int64_t end) {
     if (ctx.backend != Backend::cuda) return cpu(a, ctx, begin, end);
     const auto& pt = std::any_cast<const ExcessPoint&>(a);
-    const auto results = excess_trials_cuda(pt.model, pt.n, pt.allocation, ctx.key.seed(), static_cast<std::uint64_t>(begin), end - begin);
+    const auto results = make_excess_risk_engine(ctx.backend)->trials(pt.model, pt.n, pt.allocation, ctx.key.seed(),
+                                                                      static_cast<std::uint64_t>(begin), end - begin);
     ctx.advance(results.size());
     return std::string(reinterpret_cast<const char*>(results.data()), results.size() * sizeof(ExcessTrial));
   };

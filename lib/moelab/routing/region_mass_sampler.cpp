@@ -1,5 +1,6 @@
 #include "moelab/routing/region_mass_sampler.hpp"
 
+#include "moelab/core/backend_factory.hpp"
 #include "moelab/core/error.hpp"
 #include "moelab/core/interrupt.hpp"
 #include "moelab/core/parallel.hpp"
@@ -27,8 +28,9 @@ class CpuRegionMassSampler final : public RegionMassSampler {
 }  // namespace
 
 std::unique_ptr<RegionMassSampler> make_region_mass_sampler(Backend backend) {
-  if (backend == Backend::cuda) return detail::make_cuda_region_mass_sampler();
-  return std::make_unique<CpuRegionMassSampler>();
+  if (backend == Backend::cpu) return std::make_unique<CpuRegionMassSampler>();
+  require_cuda_backend("make_region_mass_sampler");
+  return detail::make_cuda_region_mass_sampler();
 }
 
 bool sampler_supports(Backend backend, int k) { return backend == Backend::cpu || k <= kMaxDeviceTopK; }

@@ -37,9 +37,9 @@ class RegionMassSampler {
 };
 
 /// The sampler for a resolved backend: Backend::cpu is the reference (each call single-threaded, so
-/// draws parallelise across threads); Backend::cuda the device sibling (kernels/routing_masses.cu), an
-/// experimental path (CudaPath::experimental). Throws moelab::Error via MOELAB_EXPECT for cuda when
-/// this moelab was built without CUDA.
+/// draws parallelise across threads); Backend::cuda the device sibling (kernels/routing_masses.cu).
+/// Backend::cuda where the CUDA backend cannot run (a build without CUDA, no usable device) throws
+/// RuntimeFailure naming the reason and `--backend` (core/backend_factory.hpp).
 std::unique_ptr<RegionMassSampler> make_region_mass_sampler(Backend backend);
 
 /// The CUDA path's limit on k (its top-k work arrays live in registers).

@@ -9,7 +9,7 @@
 #include "moelab/scenario/study.hpp"
 #include "moelab/spectra/ensembles.hpp"
 #include "moelab/spectra/marchenko_pastur.hpp"
-#include "moelab/spectra/spectra_cuda.hpp"
+#include "moelab/spectra/spectra_engine.hpp"
 #include "moelab/spectra/spiked_covariance.hpp"
 #include "moelab/spectra/tracy_widom.hpp"
 
@@ -132,14 +132,16 @@ StudyDef esd_study() {
       esd_reduce);
   // The CUDA path (validated on an H200 at a8b58ee, docs/gpu.md "Validation"; `auto` takes it where a
   // usable device exists): every trial's matrix drawn on the device at the
-  // CPU's Sampler::entries addresses, eigenvalues batched there (spectra_cuda.hpp), then the same
+  // CPU's Sampler::entries addresses, eigenvalues batched there (the engine make_spectra_engine gives
+  // for the resolved backend, spectra_engine.hpp), then the same
   // reduction. For Gaussian entries with M <= N the CPU draws the tridiagonal model instead (same
   // spectral law, other draws): there the device rows agree with the CPU's in law, not byte for byte.
   def.cuda = CudaPath::validated;
   def.run = [cpu_run = def.run](const std::any& a, const RunContext& ctx, RowSink& rows) {
     if (ctx.backend != Backend::cuda) return cpu_run(a, ctx, rows);
     const EsdPoint& pt = std::any_cast<const EsdPoint&>(a);
-    const auto ev = sample_covariance_eigenvalues_cuda(pt.M, pt.N, {}, pt.sigma2, pt.law, ctx.key.seed(), 0, static_cast<int>(ctx.trials));
+    const auto ev = make_spectra_engine(ctx.backend)->sample_covariance_eigenvalues(pt.M, pt.N, {}, pt.sigma2, pt.law, ctx.key.seed(), 0,
+                                                                                     static_cast<int>(ctx.trials));
     ctx.advance(static_cast<std::size_t>(ctx.trials));
     esd_reduce(pt, ev, ctx, rows);
   };

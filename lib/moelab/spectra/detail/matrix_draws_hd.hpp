@@ -22,7 +22,7 @@
 
 namespace moelab::spectra::device {
 
-/// The entry laws, numbered as spectra::EntryLaw (ensembles.hpp; a static_assert in spectra_cuda.cpp).
+/// The entry laws, numbered as spectra::EntryLaw (ensembles.hpp; a static_assert in spectra_engine_cuda.cpp).
 enum class Law : int { gaussian = 0, rademacher = 1, uniform = 2 };
 
 /// Entries one matrix may have (the 32-bit Philox block counter: blocks (M N - 1) / 2 < 2^32).

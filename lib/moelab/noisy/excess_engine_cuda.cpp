@@ -1,5 +1,8 @@
-#include "moelab/noisy/excess_cuda.hpp"
-
+// The CUDA sibling of the excess-risk engine (excess_engine.hpp): the model packed into the device
+// layout (detail/excess_pack.hpp), the allocations of every trial drawn on the host (allocate_samples),
+// and kernels/noisy_excess.cu's batched design / Gram / Cholesky / risk pipeline; problems whose
+// Cholesky the CPU's rule rejects are solved here on the CPU (cod_min_norm). The only file that
+// includes the kernels' launcher header; in a build without CUDA its constructor refuses.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -11,6 +14,8 @@
 #include "moelab/core/error.hpp"
 #include "moelab/linalg/decompositions.hpp"
 #include "moelab/noisy/bayes.hpp"
+#include "moelab/noisy/detail/cuda_excess_engine.hpp"
+#include "moelab/noisy/detail/excess_pack.hpp"
 
 #ifdef MOELAB_HAVE_CUDA
 #include "kernels/noisy_excess.cuh"
@@ -79,8 +84,8 @@ cuda::NoisyModelView view(const PackedModel& pm) {
 
 void fallback(const double* X, int rows, int cols, const double* y, double* beta, void*) { cod_min_norm(X, rows, cols, y, beta); }
 
-// Compute time of the device sweep (issue: the W1 benchmark could only time the whole process, 3 s on
-// the H200, against PyTorch's compute-only 2.33 s). Summed over excess_trials_cuda calls: the host
+// Compute time of the device sweep (the W1 benchmark could once only time the whole process, 3 s on
+// the H200, against PyTorch's compute-only 2.33 s). Summed over the CUDA engine's trials calls: the host
 // preparation of each sweep point (pack_model's Bayes estimators, allocations), the device batches and
 // the host fallbacks, each call ending with its rows on the host (synchronous). Excluded: process start,
 // CUDA context creation and the cuBLAS / cuSOLVER handles (noisy_device_warmup, timed apart). Printed
@@ -127,11 +132,9 @@ cuda::NoisyDeviceContext& shared_context(double budget_bytes) {
   return *ctx;
 }
 
-}  // namespace
-
-std::vector<ExcessTrial> excess_trials_cuda(const Model& m, int n, Allocation a, std::uint64_t seed, std::uint64_t first,
-                                            std::int64_t count, double budget_bytes) {
-  MOELAB_EXPECT(count >= 0, "excess_trials_cuda: negative trial count");
+std::vector<ExcessTrial> excess_trials(const Model& m, int n, Allocation a, std::uint64_t seed, std::uint64_t first, std::int64_t count,
+                                       double budget_bytes) {
+  MOELAB_EXPECT(count >= 0, "ExcessRiskEngine::trials (cuda): negative trial count");
   std::vector<ExcessTrial> out(static_cast<std::size_t>(count));
   if (count == 0) return out;
   cuda::NoisyDeviceContext& ctx = shared_context(budget_bytes);
@@ -152,24 +155,47 @@ std::vector<ExcessTrial> excess_trials_cuda(const Model& m, int n, Allocation a,
   return out;
 }
 
-void training_sets_cuda(const Model& m, int n, Allocation a, std::uint64_t seed, std::uint64_t first, std::int64_t count,
-                        std::vector<double>& X, std::vector<double>& y) {
-  const PackedModel pm = pack_model(m);
-  const auto counts = allocation_counts(m, n, a, seed, first, count);
-  X.resize(static_cast<std::size_t>(count) * static_cast<std::size_t>(n) * static_cast<std::size_t>(pm.d));
-  y.resize(static_cast<std::size_t>(count) * static_cast<std::size_t>(n));
-  cuda::NoisyDeviceContext ctx;
-  cuda::noisy_designs_to_host(ctx, view(pm), n, counts.data(), seed, first, count, X.data(), y.data());
+/// The device engine: each call runs on the calling thread's device context (shared_context: kept
+/// across sweep points and engines, so a study point's engine creates no handles or buffers of its
+/// own), batches sized by `budget_bytes`.
+class CudaExcessRiskEngine final : public ExcessRiskEngine {
+ public:
+  explicit CudaExcessRiskEngine(double budget_bytes) : budget_bytes_(budget_bytes) {}
+  Backend backend() const override { return Backend::cuda; }
+  std::vector<ExcessTrial> trials(const Model& m, int n, Allocation a, std::uint64_t seed, std::uint64_t first,
+                                  std::int64_t count) override {
+    return excess_trials(m, n, a, seed, first, count, budget_bytes_);
+  }
+  void training_sets(const Model& m, int n, Allocation a, std::uint64_t seed, std::uint64_t first, std::int64_t count,
+                     std::vector<double>& X, std::vector<double>& y) override {
+    const PackedModel pm = pack_model(m);
+    const auto counts = allocation_counts(m, n, a, seed, first, count);
+    X.resize(static_cast<std::size_t>(count) * static_cast<std::size_t>(n) * static_cast<std::size_t>(pm.d));
+    y.resize(static_cast<std::size_t>(count) * static_cast<std::size_t>(n));
+    cuda::NoisyDeviceContext ctx;
+    cuda::noisy_designs_to_host(ctx, view(pm), n, counts.data(), seed, first, count, X.data(), y.data());
+  }
+  bool concurrent_calls() const override { return false; }
+
+ private:
+  double budget_bytes_;
+};
+
+}  // namespace
+
+namespace detail {
+std::unique_ptr<ExcessRiskEngine> make_cuda_excess_risk_engine(double device_budget_bytes) {
+  MOELAB_EXPECT(device_budget_bytes > 0.0, "make_excess_risk_engine: the device budget must be positive");
+  return std::make_unique<CudaExcessRiskEngine>(device_budget_bytes);
 }
+}  // namespace detail
 #else
-std::vector<ExcessTrial> excess_trials_cuda(const Model&, int, Allocation, std::uint64_t, std::uint64_t, std::int64_t, double) {
-  MOELAB_EXPECT(false, "excess_trials_cuda: this moelab was built without CUDA");
-  return {};
+namespace detail {
+std::unique_ptr<ExcessRiskEngine> make_cuda_excess_risk_engine(double) {
+  MOELAB_EXPECT(false, "make_excess_risk_engine(cuda): this moelab was built without CUDA");
+  return nullptr;
 }
-void training_sets_cuda(const Model&, int, Allocation, std::uint64_t, std::uint64_t, std::int64_t, std::vector<double>&,
-                        std::vector<double>&) {
-  MOELAB_EXPECT(false, "training_sets_cuda: this moelab was built without CUDA");
-}
+}  // namespace detail
 #endif
 
 }  // namespace moelab::noisy
