@@ -11,13 +11,13 @@ if (!exists("png")) png = 'results/moe_moefication_fig4.png'
 set encoding utf8
 svg = png[1:strlen(png) - 4] . ".svg"
 trials_text = system(sprintf("sed -n 's/^# trials: //p' '%s' | head -1", csv))
+title_text = system(sprintf("sed -n 's/^# title: //p' '%s' | head -1", csv))
 col_values(name) = system(sprintf("awk -F, '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == \"%s\") k = i; h = 1; next} {print $k}' '%s' | sort -n | uniq | tr '\\n' ' '", name, csv))
 first_value(name) = system(sprintf("awk -F, '/^#/ {next} !h {for (i = 1; i <= NF; i++) if ($i == \"%s\") k = i; h = 1; next} {print $k; exit}' '%s'", name, csv))
 levels = col_values("active")
 E = first_value("experts")
 purity = first_value("block_purity")
-site = system(sprintf("sed -n 's/^# params.noise_site: //p' '%s' | head -1", csv))
-router = system(sprintf("sed -n 's/^# params.router: //p' '%s' | head -1", csv))
+
 do for [out in "png svg"] {
 if (out eq "png") {
   if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
@@ -32,7 +32,7 @@ if (out eq "png") {
 }
 set datafile separator comma
 set datafile columnheaders
-set multiplot layout 1, 2 title sprintf("Dense vs MoEfied (E = %s experts, router %s, noise at the %s, block purity %.2f); %s", E, router, site, purity + 0, trials_text)
+set multiplot layout 1, 2 title sprintf("%s\nE = %s experts, block purity %.2f; %s", title_text, E, purity + 0, trials_text)
 set xlabel "noise standard deviation {/Symbol s}"
 set grid
 set key bottom left box opaque
