@@ -56,7 +56,8 @@ TEST_CASE("MoEfication: the oracle is the ideal selection on clean inputs, at si
     }
     // s = E keeps every neuron: the dense net, whatever the router.
     CHECK(ro.moe[2 * 2 + 1] == ro.dense[1]);
-    CHECK(ro.kept_mass[2 * 2 + 1] == 1.0);
+    // Kept mass at s = E: all of it, summed per input instead of at once (rounding: a few ulp).
+    CHECK_THAT(ro.kept_mass[2 * 2 + 1], Catch::Matchers::WithinRel(1.0, 1e-12));
   }
 }
 
@@ -67,7 +68,7 @@ TEST_CASE("MoEfication: the MLP router learns the ideal selection (far above cha
   m.router_steps = 1;  // one AdamW step from the PyTorch initialisation: close to a random ranking
   const MoeficationRun untrained = run_moefication_trial(m, kKey, 0);
   // s = 1 of 4 at sigma = 0 (index 0): a random pick agrees with the ideal one 1/4 of the time. The
-  // trained router's agreement measured 0.9 here; 0.6 leaves room for other seeds and still rejects
+  // trained router's agreement measured 0.95 here (untrained: 0.13); 0.6 leaves room for other seeds and still rejects
   // a router that learned nothing (1024 inputs: chance 0.25 +- 0.014). The untrained control must
   // stay clearly below the trained one.
   INFO("agreement trained " << trained.router_agreement[0] << ", untrained " << untrained.router_agreement[0]);
