@@ -35,6 +35,7 @@ set datafile columnheaders
 set multiplot layout 1, 2 title sprintf("%s\nE = %s experts, block purity %.2f; %s", title_text, E, purity + 0, trials_text)
 set xlabel "noise standard deviation {/Symbol s}"
 set grid
+set offsets graph 0.03, graph 0.03, 0, 0
 set key bottom left box opaque
 set title "test accuracy under noise"
 set ylabel "accuracy (%)"
