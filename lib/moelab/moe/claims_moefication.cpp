@@ -12,7 +12,9 @@
 //   be rejected. The paper's second sentence ("sparse models consistently outperform their dense
 //   counterparts under noisy conditions at these sparsity levels") is NOT claimed: on this network the
 //   MoEfied accuracy under noise stays below the dense one's at every sparsity (docs/moe.md); the
-//   note reports that paired gain so that the finding is visible in `check`.
+//   note reports that paired gain so that the finding is visible in `check`. At the paper's
+//   granularity (96 experts, 40 active: scenarios/moe_moefication_fig4.toml) the sign turns positive
+//   under noise with an MLP router, by under a point; docs/moe.md says why that is not a claim.
 #include <cmath>
 #include <string>
 #include <vector>

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -285,7 +286,24 @@ MoeficationRun run_moefication_trial(const MoeficationSpec& spec, const RngKey& 
     const double nrm = feat.col(h).norm();
     if (nrm > 0.0) feat.col(h) /= nrm;
   }
-  const std::vector<int> group = kmeans(feat, spec.experts, key.with("cluster", trial).seed());
+  std::vector<int> group;
+  if (spec.split == MoefiedSplit::coactivation) {
+    group = kmeans(feat, spec.experts, key.with("cluster", trial).seed());
+  } else {
+    // MoEfication's parameter-clustering split (Zhang et al. 2021, Sec. 3.1; noisy App. B.2: k-means
+    // over the feature dimensions): neurons with similar first-layer rows [w_h, b_h] (unit-normed,
+    // so the clustering is by direction) share an expert. Plain k-means (MoEfication balances the
+    // expert sizes; here the sizes come out as the clustering gives them).
+    const auto& p0 = dense.params();
+    Eigen::MatrixXd rows(task.d() + 1, spec.hidden);
+    rows.topRows(task.d()) = dense.w1(p0, 0).transpose();
+    rows.row(task.d()) = dense.b1(p0, 0).transpose();
+    for (Eigen::Index h = 0; h < rows.cols(); ++h) {
+      const double nrm = rows.col(h).norm();
+      if (nrm > 0.0) rows.col(h) /= nrm;
+    }
+    group = kmeans(rows, spec.experts, key.with("cluster", trial).seed());
+  }
   // Router: expert e's centroid = the calibration inputs weighted by the expert's activation mass;
   // an input goes to the s experts whose centroids are nearest (Euclidean).
   const int E = spec.experts;
@@ -334,38 +352,104 @@ MoeficationRun run_moefication_trial(const MoeficationSpec& spec, const RngKey& 
     for (int e = 0; e < E; ++e)
       if (size[static_cast<std::size_t>(e)]) mean_w.col(e) /= size[static_cast<std::size_t>(e)], mean_b[e] /= size[static_cast<std::size_t>(e)];
   }
+  // MoEfication's MLP selection (Zhang et al. 2021, Sec. 3.2): a two-layer ReLU net x -> R^E regresses
+  // every expert's clean activation mass (scaled by the calibration mean mass, so the targets are O(1)),
+  // trained on fresh clean inputs; at test time it reads the (noisy) input.
+  std::optional<MoeModel<double>> router_net;
+  if (spec.router == MoefiedRouter::mlp) {
+    MoeShape rs;
+    rs.m = rs.k = 1, rs.w = spec.router_width, rs.d = task.d(), rs.d_out = E;
+    rs.expert = ExpertKind::mlp, rs.expert_bias = true;
+    router_net.emplace(rs);
+    init_pytorch(*router_net, key.with("router", trial).seed());
+    const double scale = std::max(mass.mean(), 1e-12);
+    AdamWConfig ropt;
+    ropt.lr = spec.lr, ropt.total_steps = spec.router_steps;
+    AdamWState<double> rst;
+    rst.reset(router_net->params().size());
+    const std::uint64_t rseed = key.with("router_data", trial).seed();
+    Eigen::MatrixXd target, dT;
+    for (std::int64_t t = 0; t < spec.router_steps; ++t) {
+      const ModularSample s = teacher.draw(spec.batch, 0.0, rseed, StreamTag::moe_train_data, static_cast<std::uint64_t>(t));
+      const Eigen::MatrixXd Hb = hidden(dense, s.clean);
+      target = Eigen::MatrixXd::Zero(E, Hb.cols());
+      for (Eigen::Index h = 0; h < Hb.rows(); ++h) target.row(group[static_cast<std::size_t>(h)]) += Hb.row(h);
+      target /= scale;
+      forward(*router_net, s.clean, nullptr, cache, Y);
+      mse_loss<double>(Y, target, &dT);
+      backward(*router_net, cache, dT, grad);
+      adamw_update(router_net->params(), grad, rst, ropt);
+    }
+  }
+  // Hidden-site noise (NoiseSite::hidden): neuron h's scale s_h = the standard deviation of its clean
+  // pre-activation over the calibration inputs; the draws z_h are the same for every sigma (scaled).
+  Eigen::VectorXd pre_sd;
+  Eigen::MatrixXd hidden_z;
+  if (spec.noise_site == NoiseSite::hidden) {
+    const Eigen::MatrixXd cpre = (W1 * cal.clean).colwise() + b1;
+    const Eigen::VectorXd mu = cpre.rowwise().mean();
+    pre_sd = ((cpre.colwise() - mu).array().square().rowwise().sum() / static_cast<double>(std::max<Eigen::Index>(1, cpre.cols() - 1))).sqrt();
+    const RandomStream rz(key.with("hidden_noise", trial).seed(), StreamTag::moe_test_data, 0);
+    hidden_z.resize(spec.hidden, spec.test_size);
+    rz.fill_normal(0, static_cast<std::uint64_t>(hidden_z.size()), hidden_z.data());
+  }
   const std::size_t S = spec.sigmas.size();
   out.dense.assign(S, 0.0);
   out.moe.assign(spec.active.size() * S, 0.0);
+  out.kept_mass.assign(spec.active.size() * S, 0.0);
+  out.router_agreement.assign(spec.active.size() * S, 0.0);
+  // Experts ranked by a score per input (smaller = chosen first); `on` gets the first s.
+  auto select = [&](const Eigen::MatrixXd& score, Eigen::Index i, int s, std::vector<int>& idx, std::vector<char>& on) {
+    std::iota(idx.begin(), idx.end(), 0);
+    std::stable_sort(idx.begin(), idx.end(), [&](int x, int y) { return score(x, i) < score(y, i); });
+    std::fill(on.begin(), on.end(), 0);
+    for (int r = 0; r < std::min(s, E); ++r) on[static_cast<std::size_t>(idx[static_cast<std::size_t>(r)])] = 1;
+  };
   for (std::size_t si = 0; si < S; ++si) {
-    const ModularSample test = teacher.draw(spec.test_size, spec.sigmas[si], data_seed, StreamTag::moe_test_data, 0);
-    const Eigen::MatrixXd pre = (W1 * test.noisy).colwise() + b1;
+    const bool at_input = spec.noise_site == NoiseSite::input;
+    const ModularSample test = teacher.draw(spec.test_size, at_input ? spec.sigmas[si] : 0.0, data_seed, StreamTag::moe_test_data, 0);
+    Eigen::MatrixXd pre = (W1 * test.noisy).colwise() + b1;
+    if (!at_input) pre += spec.sigmas[si] * (pre_sd.asDiagonal() * hidden_z);
     const Eigen::MatrixXd act = pre.cwiseMax(0.0);
     out.dense[si] = accuracy((W2 * act).colwise() + b2, test.label);
+    // The ideal selection's mass on clean inputs (the reference of kept_mass and router_agreement).
+    const Eigen::MatrixXd clean_act = ((W1 * test.clean).colwise() + b1).cwiseMax(0.0);
+    Eigen::MatrixXd clean_mass = Eigen::MatrixXd::Zero(E, clean_act.cols());
+    for (Eigen::Index h = 0; h < clean_act.rows(); ++h) clean_mass.row(group[static_cast<std::size_t>(h)]) += clean_act.row(h);
+    const Eigen::MatrixXd ideal_score = -clean_mass;
     // Smaller score = chosen first. Centroid: ||x - c_e||^2 ranks as ||c_e||^2 - 2 c_e' x.
     Eigen::MatrixXd score;
     if (spec.router == MoefiedRouter::centroid) {
       score = (-2.0 * centroid.transpose() * test.noisy).colwise() + centroid.colwise().squaredNorm().transpose();
     } else if (spec.router == MoefiedRouter::similarity) {
       score = -((mean_w.transpose() * test.noisy).colwise() + mean_b);
+    } else if (spec.router == MoefiedRouter::mlp) {
+      score = -evaluate(*router_net, test.noisy, nullptr);
+    } else if (spec.router == MoefiedRouter::oracle) {
+      score = ideal_score;
     } else {
       score = Eigen::MatrixXd::Zero(E, act.cols());
       for (Eigen::Index h = 0; h < act.rows(); ++h) score.row(group[static_cast<std::size_t>(h)]) -= act.row(h);
     }
+    const double total_clean_mass = clean_mass.sum();
     for (std::size_t ai = 0; ai < spec.active.size(); ++ai) {
       const int s = spec.active[ai];
       Eigen::MatrixXd a = act;
       std::vector<int> idx(static_cast<std::size_t>(E));
-      std::vector<char> on(static_cast<std::size_t>(E));
+      std::vector<char> on(static_cast<std::size_t>(E)), ideal(static_cast<std::size_t>(E));
+      double kept = 0.0;
+      std::int64_t agree = 0;
       for (Eigen::Index i = 0; i < a.cols(); ++i) {
-        std::iota(idx.begin(), idx.end(), 0);
-        std::stable_sort(idx.begin(), idx.end(), [&](int x, int y) { return score(x, i) < score(y, i); });
-        std::fill(on.begin(), on.end(), 0);
-        for (int r = 0; r < std::min(s, E); ++r) on[static_cast<std::size_t>(idx[static_cast<std::size_t>(r)])] = 1;
+        select(score, i, s, idx, on);
         for (Eigen::Index h = 0; h < a.rows(); ++h)
           if (!on[static_cast<std::size_t>(group[static_cast<std::size_t>(h)])]) a(h, i) = 0.0;
+        select(ideal_score, i, s, idx, ideal);
+        for (int e = 0; e < E; ++e)
+          if (on[static_cast<std::size_t>(e)]) kept += clean_mass(e, i), agree += ideal[static_cast<std::size_t>(e)];
       }
       out.moe[ai * S + si] = accuracy((W2 * a).colwise() + b2, test.label);
+      out.kept_mass[ai * S + si] = total_clean_mass > 0.0 ? kept / total_clean_mass : 1.0;
+      out.router_agreement[ai * S + si] = static_cast<double>(agree) / (static_cast<double>(std::min(s, E)) * static_cast<double>(a.cols()));
     }
   }
   return out;

@@ -66,11 +66,38 @@ Eigen::MatrixXd planted_activations(int tokens, int blocks, int block_features, 
 ///   similarity  MoEfication's similarity selection: the largest x' c_e + beta_e, c_e and beta_e the
 ///               mean first-layer weight row and bias of the expert's neurons;
 ///   activation  the s experts with the largest activation mass sum_{h in e} relu(w_h' x + b_h) (the
-///               ideal selection MoEfication's trained router imitates; it costs the dense layer).
-enum class MoefiedRouter { centroid, similarity, activation };
+///               ideal selection MoEfication's trained router imitates; it costs the dense layer);
+///   mlp         MoEfication's MLP selection (Zhang et al. 2021, Sec. 3.2): a two-layer ReLU net x -> R^E
+///               trained (MSE, AdamW, fresh clean inputs) to predict every expert's clean activation
+///               mass; the s largest predictions are used;
+///   oracle      the ideal selection computed on the CLEAN input (not realizable: the router sees the
+///               noise-free input), applied to the noisy activations: the noisy paper's correctly routed
+///               estimator (Eq. 3; App. B.3 "MoE models had access to a correctly routed input"), the
+///               control that separates routing errors from the effect of sparsity on feature noise.
+enum class MoefiedRouter { centroid, similarity, activation, mlp, oracle };
+
+/// How the hidden neurons are split into experts:
+///   coactivation  k-means on the neurons' unit-normed activation vectors over the clean calibration
+///                 inputs (MoEfication's co-activation split, as a clustering);
+///   weights       k-means on the neurons' unit-normed first-layer rows [w_h, b_h] (MoEfication's
+///                 parameter-clustering split; the noisy paper's App. B.2: "k-means clustering approach
+///                 over feature dimensions").
+enum class MoefiedSplit { coactivation, weights };
+
+/// Where the test noise enters:
+///   input   xbar = x + sigma z on every input coordinate (noisy Eq. 1 on the network's input, as the
+///           paper's App. B.3 does; the router reads xbar);
+///   hidden  the hidden pre-activations (the features the experts' output layer reads) get
+///           sigma * s_h * z_h, s_h the standard deviation of neuron h's clean pre-activation over
+///           the calibration inputs (noise relative to each feature's scale: noisy Eq. 1 on the
+///           activations X_i, Sec. 3.2); the input, and so every input-reading router, stays clean
+///           (the theory's correctly routed estimator, Eq. 3).
+enum class NoiseSite { input, hidden };
 
 struct MoeficationSpec {
   MoefiedRouter router = MoefiedRouter::centroid;
+  MoefiedSplit split = MoefiedSplit::coactivation;
+  NoiseSite noise_site = NoiseSite::input;
   ModularTask task;                 // classification (classes >= 2)
   int hidden = 64;                  // dense width H
   int experts = 8;                  // E: neuron clusters
@@ -82,16 +109,23 @@ struct MoeficationSpec {
   double weight_decay = 0.0;
   std::int64_t calibration = 4096;  // clean training inputs for the co-activation clustering and centroids
   std::int64_t test_size = 8192;
+  int router_width = 64;            // mlp router: hidden width
+  std::int64_t router_steps = 1000; // mlp router: AdamW steps of `batch` fresh clean inputs (lr = lr)
 };
 
 struct MoeficationRun {
   std::vector<double> dense;   // accuracy per sigma
   std::vector<double> moe;     // accuracy per (active level a, sigma): a * sigmas.size() + s
   double block_purity = 0.0;   // share of neurons whose cluster's majority block is their own dominant block
+  // The selection's bookkeeping per (active level a, sigma), a * sigmas.size() + s, over the test inputs:
+  std::vector<double> kept_mass;   // share of the clean activation mass sum relu(.) the selected experts hold
+  std::vector<double> router_agreement;  // share of selected experts that the ideal (clean activation) selection also picks
 };
 
 /// Trial `trial`: teacher key.with("teacher", trial), data key.with("data", trial), dense init
-/// key.with("dense", trial), clustering key.with("cluster", trial).
+/// key.with("dense", trial), clustering key.with("cluster", trial); hidden-site noise
+/// key.with("hidden_noise", trial); the mlp router's initialisation key.with("router", trial) and data
+/// key.with("router_data", trial).
 MoeficationRun run_moefication_trial(const MoeficationSpec& spec, const RngKey& key, std::int64_t trial);
 
 }  // namespace moelab::moe

@@ -30,10 +30,22 @@ StudyDef moefication_study() {
       integer("params.experts", "E: neuron clusters (experts)").in(1, 1 << 16).or_default(8),
       integer_list("params.active", "sparsity levels: active experts s per input (each in 1..E; s = E is the dense net)"),
       real_list("params.sigmas", "test input-noise standard deviations (each >= 0)"),
-      choice("params.router", {"centroid", "similarity", "activation"},
+      choice("params.router", {"centroid", "similarity", "activation", "mlp", "oracle"},
              "centroid: nearest activation-weighted input centroid; similarity: largest x' (mean weight row) + mean bias "
-             "(MoEfication's similarity selection); activation: largest expert activation mass (the ideal selection)")
+             "(MoEfication's similarity selection); activation: largest expert activation mass (the ideal selection); "
+             "mlp: MoEfication's MLP selection (a two-layer ReLU net trained on clean inputs to predict each expert's activation mass); "
+             "oracle: the ideal selection on the clean input applied to the noisy activations (the theory's correct routing; not realizable)")
           .or_default("centroid"),
+      integer("params.router_width", "mlp router: hidden width").in(1, 1 << 16).or_default(64),
+      integer("params.router_steps", "mlp router: AdamW steps of `batch` fresh clean inputs (learning rate params.lr)").in(1, std::int64_t{1} << 30).or_default(1000),
+      choice("params.split", {"coactivation", "weights"},
+             "how neurons become experts: coactivation: k-means on unit-normed activation vectors over the calibration inputs; "
+             "weights: k-means on unit-normed first-layer rows [w_h, b_h] (MoEfication's parameter clustering, the paper's App. B.2)")
+          .or_default("coactivation"),
+      choice("params.noise_site", {"input", "hidden"},
+             "input: sigma N(0, 1) on every input coordinate (App. B.3), the router reads the noisy input; hidden: sigma s_h N(0, 1) on "
+             "each hidden pre-activation, s_h its clean standard deviation (feature noise, noisy Eq. 1 on the activations), the input stays clean")
+          .or_default("input"),
       real("params.train_sigma", "input noise while training the dense net").nonnegative().at_most(100.0).or_default(0.0),
       integer("params.steps", "AdamW steps (online)").in(1, std::int64_t{1} << 30).or_default(2000),
       integer("params.batch", "samples per step").in(1, 1 << 20).or_default(256),
@@ -55,6 +67,8 @@ StudyDef moefication_study() {
                {"gain_vs_dense", "accuracy - dense accuracy at this sigma, paired over seeds, mean"},
                {"gain_vs_dense_se", "its standard error"},
                {"block_purity", "share of neurons whose cluster's majority dominant block is theirs, mean over seeds"},
+               {"kept_mass", "share of the clean activation mass held by the selected experts (1 for dense), mean over seeds"},
+               {"ideal_agreement", "share of the selected experts that the ideal clean selection also picks (1 for dense), mean over seeds"},
                {"trials", "trained networks (seeds)"}};
   struct Point {
     MoeficationSpec spec;
@@ -87,7 +101,15 @@ StudyDef moefication_study() {
         }
         if (!has_zero) s.sigmas.insert(s.sigmas.begin(), 0.0);  // the clean accuracy the drop is taken from
         const std::string router = p.text("params.router");
-        s.router = router == "similarity" ? MoefiedRouter::similarity : router == "activation" ? MoefiedRouter::activation : MoefiedRouter::centroid;
+        s.router = router == "similarity"   ? MoefiedRouter::similarity
+                   : router == "activation" ? MoefiedRouter::activation
+                   : router == "mlp"        ? MoefiedRouter::mlp
+                   : router == "oracle"     ? MoefiedRouter::oracle
+                                            : MoefiedRouter::centroid;
+        s.router_width = p.small("params.router_width");
+        s.router_steps = p.integer("params.router_steps");
+        s.split = p.text("params.split") == "weights" ? MoefiedSplit::weights : MoefiedSplit::coactivation;
+        s.noise_site = p.text("params.noise_site") == "hidden" ? NoiseSite::hidden : NoiseSite::input;
         s.train_sigma = p.real("params.train_sigma");
         s.steps = p.integer("params.steps");
         s.batch = p.integer("params.batch");
@@ -106,12 +128,13 @@ StudyDef moefication_study() {
           if (s.sigmas[i] == 0.0) zero = i;
         Welford purity;
         for (const auto& r : runs) purity.add(r.block_purity);
-        auto emit = [&](const char* model, int active, auto acc_of) {
+        auto emit = [&](const char* model, int active, auto acc_of, auto kept_of, auto agree_of) {
           for (std::size_t si = 0; si < S; ++si) {
-            Welford acc, clean, drop, gain;
+            Welford acc, clean, drop, gain, kept, agree;
             for (const auto& r : runs) {
               const double a = acc_of(r, si), c = acc_of(r, zero);
               acc.add(a), clean.add(c), drop.add(c - a), gain.add(a - r.dense[si]);
+              kept.add(kept_of(r, si)), agree.add(agree_of(r, si));
             }
             rows.row()
                 .set("model", model)
@@ -127,24 +150,34 @@ StudyDef moefication_study() {
                 .set("gain_vs_dense", gain.mean())
                 .set("gain_vs_dense_se", gain.standard_error())
                 .set("block_purity", purity.mean())
+                .set("kept_mass", kept.mean())
+                .set("ideal_agreement", agree.mean())
                 .set("trials", ctx.trials);
           }
         };
-        emit("dense", 0, [](const MoeficationRun& r, std::size_t si) { return r.dense[si]; });
+        const auto one = [](const MoeficationRun&, std::size_t) { return 1.0; };
+        emit("dense", 0, [](const MoeficationRun& r, std::size_t si) { return r.dense[si]; }, one, one);
         for (std::size_t ai = 0; ai < s.active.size(); ++ai)
-          emit("moefied", s.active[ai], [&](const MoeficationRun& r, std::size_t si) { return r.moe[ai * S + si]; });
+          emit(
+              "moefied", s.active[ai], [&](const MoeficationRun& r, std::size_t si) { return r.moe[ai * S + si]; },
+              [&](const MoeficationRun& r, std::size_t si) { return r.kept_mass[ai * S + si]; },
+              [&](const MoeficationRun& r, std::size_t si) { return r.router_agreement[ai * S + si]; });
       });
   set_cost<Point>(def, [](const Point& pt, std::int64_t trials) {
     const auto& s = pt.spec;
     const double dim = s.task.d(), H = s.hidden, C = s.task.classes;
     const double params = H * (dim + 1 + C) + C;
     const double n = std::max<double>(static_cast<double>(s.calibration), static_cast<double>(s.test_size));
-    const double per = 8.0 * (5.0 * params + n * (3.0 * dim + 3.0 * H + 2.0 * s.experts) + static_cast<double>(s.batch) * (3.0 * dim + 3.0 * H));
+    const double per = 8.0 * (5.0 * params + n * (3.0 * dim + 5.0 * H + 3.0 * s.experts) + static_cast<double>(s.batch) * (3.0 * dim + 3.0 * H));
     const double running = std::min(static_cast<double>(num_threads()), static_cast<double>(trials));
     const double work = static_cast<double>(trials) *
                         (6.0 * params * static_cast<double>(s.steps * s.batch) +
                          static_cast<double>(s.test_size) * static_cast<double>(s.sigmas.size()) *
-                             (2.0 * params * (1.0 + static_cast<double>(s.active.size())) + 20.0 * s.experts));
+                             (2.0 * params * (2.0 + static_cast<double>(s.active.size())) + 40.0 * s.experts * static_cast<double>(s.active.size()))) +
+                        (s.router == MoefiedRouter::mlp
+                             ? static_cast<double>(trials) * 6.0 * (static_cast<double>(s.router_width) * (dim + 1 + s.experts) + 2.0 * params) *
+                                   static_cast<double>(s.router_steps * s.batch)
+                             : 0.0);
     return StudyCost{running * per, work};
   });
   return def;
