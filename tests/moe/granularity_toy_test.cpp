@@ -80,7 +80,8 @@ TEST_CASE("moe.granularity_toy writes one row per configuration with the constru
   test::check_declaration(s);
   McBudget b;
   b.trials = 2;
-  const TableView v(run_study_text(s, "[params]\nsteps = 40\nbatch = 64\ntest_samples = 512\nlearning_rates = [1e-2]\n", b));
+  const auto v_table = run_study_text(s, "[params]\nsteps = 40\nbatch = 64\ntest_samples = 512\nlearning_rates = [1e-2]\n", b);
+  const TableView v(v_table);
   REQUIRE(v.size() == 3);
   CHECK(v.text(0, "config") == "granularity1_all");
   CHECK(v.integer(0, "m") == 9);

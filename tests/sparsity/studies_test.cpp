@@ -92,7 +92,8 @@ TEST_CASE("sparsity.kstar_difficulty with a power law is App. A.5's weighted tra
   // N = 2, D = (1, 2), alpha = 2: W = 2^-2 + 4^-2 + 2 * 3^-2 = 1/4 + 1/16 + 2/9 = 77/144 (built by hand).
   const std::string point = "[params]\nN = 2\nm = 1e4\nd_N = 2\nT = 64\na = 0.5\nform = \"theorem1\"\n"
                             "difficulty = \"powerlaw\"\ndifficulty_alpha = 2.0\n";
-  const TableView v(run_study_text(study("sparsity.kstar_difficulty"), point, McBudget{}));
+  const auto v_table = run_study_text(study("sparsity.kstar_difficulty"), point, McBudget{});
+  const TableView v(v_table);
   // The weight sum is a compensated sum of four terms: within 4 ulp of the exact rational.
   CHECK_THAT(v.real(0, "weight_sum"), Catch::Matchers::WithinRel(77.0 / 144.0, 4 * 2.220446049250313e-16));
   CHECK(v.real(0, "a") == 0.5);
@@ -108,11 +109,13 @@ TEST_CASE("sparsity.kstar_difficulty with a power law is App. A.5's weighted tra
   // the theorem1 form E_est increases in k, so k* can only move down (never above the uniform k*), and
   // does move at these sizes (uniform k* = 13 > power-law k*).
   const std::string base = "[params]\nN = 8\nm = 1e4\nd_N = 2\nT = 64\na = 0.01\nform = \"theorem1\"\n";
-  const TableView u(run_study_text(study("sparsity.kstar_difficulty"), base, McBudget{}));
+  const auto u_table = run_study_text(study("sparsity.kstar_difficulty"), base, McBudget{});
+  const TableView u(u_table);
   std::int64_t previous = u.integer(0, "k_star");
   for (double alpha : {1.1, 1.5, 2.0, 3.0}) {
-    const TableView w(run_study_text(study("sparsity.kstar_difficulty"),
-                                     base + fmt::format("difficulty = \"powerlaw\"\ndifficulty_alpha = {}\n", alpha), McBudget{}));
+    const auto w_table = run_study_text(study("sparsity.kstar_difficulty"),
+                                     base + fmt::format("difficulty = \"powerlaw\"\ndifficulty_alpha = {}\n", alpha), McBudget{});
+  const TableView w(w_table);
     INFO("alpha " << alpha);
     CHECK(w.integer(0, "k_star") <= previous);  // W decreases in alpha (each weight does)
     CHECK(w.integer(0, "k_star") < u.integer(0, "k_star"));
@@ -124,16 +127,20 @@ TEST_CASE("sparsity.kstar_difficulty profiles: power and list give the D they na
   // profile power with gamma = 1 is the index profile; a list equal to 1..N too (same doubles).
   const std::string base = "[params]\nN = 5\nm = 1e4\nT = 32\na = 0.1\nform = \"theorem1\"\ndifficulty = \"powerlaw\"\n"
                            "difficulty_alpha = 1.5\n";
-  const TableView idx(run_study_text(study("sparsity.kstar_difficulty"), base, McBudget{}));
-  const TableView pw(run_study_text(study("sparsity.kstar_difficulty"), base + "difficulty_profile = \"power\"\n", McBudget{}));
-  const TableView ls(run_study_text(study("sparsity.kstar_difficulty"),
-                                    base + "difficulty_profile = \"list\"\ndifficulty_D = [1.0, 2.0, 3.0, 4.0, 5.0]\n", McBudget{}));
+  const auto idx_table = run_study_text(study("sparsity.kstar_difficulty"), base, McBudget{});
+  const TableView idx(idx_table);
+  const auto pw_table = run_study_text(study("sparsity.kstar_difficulty"), base + "difficulty_profile = \"power\"\n", McBudget{});
+  const TableView pw(pw_table);
+  const auto ls_table = run_study_text(study("sparsity.kstar_difficulty"),
+                                    base + "difficulty_profile = \"list\"\ndifficulty_D = [1.0, 2.0, 3.0, 4.0, 5.0]\n", McBudget{});
+  const TableView ls(ls_table);
   CHECK(idx.real(0, "weight_sum") == pw.real(0, "weight_sum"));
   CHECK(idx.real(0, "weight_sum") == ls.real(0, "weight_sum"));
   CHECK(idx.integer(0, "k_star") == ls.integer(0, "k_star"));
   // gamma = 2: D = 1, 4, 9, 16, 25, a different (smaller) weight sum, computed here pair by pair.
-  const TableView g2(run_study_text(study("sparsity.kstar_difficulty"),
-                                    base + "difficulty_profile = \"power\"\ndifficulty_gamma = 2.0\n", McBudget{}));
+  const auto g2_table = run_study_text(study("sparsity.kstar_difficulty"),
+                                    base + "difficulty_profile = \"power\"\ndifficulty_gamma = 2.0\n", McBudget{});
+  const TableView g2(g2_table);
   double W = 0;
   for (int i = 1; i <= 5; ++i)
     for (int j = 1; j <= 5; ++j) W += std::pow(static_cast<double>(i * i + j * j), -1.5);

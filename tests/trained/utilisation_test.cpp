@@ -45,7 +45,8 @@ TEST_CASE("trained.utilisation trains every k and reads the router's masks", "[t
   McBudget b;
   b.trials = 2;
   const std::string point = "[params]\nM = 2\nR = 4\nT = 4\nwidth = 8\ntrain_size = 256\ntest_size = 256\nsteps = 30\nbatch = 64\n";
-  const TableView v(run_study_text(s, point, b));
+  const auto v_table = run_study_text(s, point, b);
+  const TableView v(v_table);
   REQUIRE(v.size() == 4);  // k = 1..T
   for (std::size_t i = 0; i < v.size(); ++i) {
     const auto k = v.integer(i, "k");
@@ -67,7 +68,8 @@ TEST_CASE("trained.generalization_gap runs with 256 experts and refuses adaptive
   McBudget b;
   b.trials = 2;
   const std::string point = "[params]\nd = 4\nT = 256\nk = 2\nm = 64\ntest_size = 256\nsteps = 20\nrademacher_draws = 8\n";
-  const TableView v(run_study_text(s, point, b));
+  const auto v_table = run_study_text(s, point, b);
+  const TableView v(v_table);
   REQUIRE(v.size() == 1);
   CHECK(v.integer(0, "T") == 256);
   CHECK(std::isfinite(v.real(0, "gap_mean")));
