@@ -44,7 +44,7 @@ StudyDef granularity_toy_study() {
           .or_default(4),
       integer("params.steps", "AdamW steps (cosine decay; fresh batches every step)").in(1, 1 << 24).or_default(3000),
       integer("params.batch", "samples per step").in(1, 1 << 16).or_default(256),
-      real_list("params.learning_rates", "AdamW learning rates tried per run; the best final test error is kept (default 1e-2, 3e-3)")
+      real_list("params.learning_rates", "AdamW learning rates tried per run; the best final test error is kept (default 3e-2, 1e-2)")
           .optional(),
       integer("params.test_samples", "test samples").in(2, 1 << 22).or_default(8192),
   };
@@ -78,7 +78,7 @@ StudyDef granularity_toy_study() {
         pt.training.steps = p.small("params.steps");
         pt.training.batch = p.small("params.batch");
         pt.training.test_n = p.small("params.test_samples");
-        pt.learning_rates = p.has("params.learning_rates") ? p.real_list("params.learning_rates") : std::vector<double>{1e-2, 3e-3};
+        pt.learning_rates = p.has("params.learning_rates") ? p.real_list("params.learning_rates") : std::vector<double>{3e-2, 1e-2};
         if (pt.learning_rates.empty()) p.fail("params.learning_rates", "must not be empty");
         for (double lr : pt.learning_rates)
           if (!(std::isfinite(lr) && lr > 0 && lr < 10)) p.fail("params.learning_rates", fmt::format("each must be in (0, 10), got {}", lr));
