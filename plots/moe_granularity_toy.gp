@@ -18,7 +18,7 @@ if (out eq "png") {
 }
 set datafile separator comma
 set datafile columnheaders
-set title sprintf("%s\n%s seeds; bars: mean +- s.e.; whiskers: range over seeds", meta("title"), meta("trials"))
+set title sprintf("%s\n%s; bars: mean +- s.e.; whiskers: range over seeds", meta("title"), meta("trials"))
 set grid y
 set ylabel "test MSE / Var(y)"
 set logscale y

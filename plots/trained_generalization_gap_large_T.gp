@@ -18,6 +18,8 @@ at_min_T(want, mval) = system(sprintf("grep -v '^#' '%s' | awk -F, 'NR == 1 {for
 ms = col_values("m")
 Ts = col_values("T")
 kk = word(col_values("k"), 1)
+Tlo = word(Ts, 1) + 0
+Thi = word(Ts, words(Ts)) + 0
 set datafile separator comma
 set datafile columnheaders
 array a[words(ms)]
@@ -46,11 +48,11 @@ set key top left box opaque font ",9"
 set title "measured gap (mean +- s.e.) and its fit a + b log T"
 plot for [i = 1:words(ms)] csv using ((column("m") == word(ms, i) + 0) ? column("T") : 1/0):"gap_mean":"gap_std_error" \
        with yerrorlines lw 2 lc i title sprintf("m = %s", word(ms, i)), \
-     for [i = 1:words(ms)] [16:1024] a[i] + b[i] * log(x) with lines dt 2 lc i title sprintf("fit: b = %.4f per log T", b[i])
+     for [i = 1:words(ms)] [Tlo:Thi] a[i] + b[i] * log(x) with lines dt 2 lc i title sprintf("fit: b = %.4f per log T", b[i])
 set logscale y 10
 set ylabel "term / its value at the smallest T (log)"
-set title sprintf("growth in T (m = %s): gap vs the bound's T terms", word(ms, words(ms)))
 mm = word(ms, words(ms))
+set title sprintf("growth in T (m = %s): gap vs the bound's T terms", mm)
 g0 = at_min_T("gap_mean", mm)
 p0 = at_min_T("printed_routing_log", mm)
 e0 = at_min_T("eq17_routing_log", mm)
@@ -59,7 +61,7 @@ plot csv using ((column("m") == mm + 0 && column("gap_mean") > 0) ? column("T") 
      csv using ((column("m") == mm + 0) ? column("T") : 1/0):(column("printed_routing_log") / p0) with linespoints lw 2 pt 5 lc 2 title "2 k N d_N log T (printed; d_N = d T)", \
      csv using ((column("m") == mm + 0) ? column("T") : 1/0):(column("eq17_routing_log") / e0) with linespoints lw 2 pt 4 dt 2 lc 3 title "2 N d_N log C(T, k) (Eq. 17)", \
      csv using ((column("m") == mm + 0) ? column("T") : 1/0):(column("derived_rademacher_term") / d0) with linespoints lw 2 pt 9 lc 4 title "4 C T R_m(H) (naive ensemble, linear in T)", \
-     [16:1024] log(x) / log(16) with lines dt 3 lc rgb "black" title "log T / log 16"
+     [Tlo:Thi] log(x) / log(Tlo) with lines dt 3 lc rgb "black" title "log T / log T_{min}"
 unset logscale y
 unset multiplot
 }

@@ -23,7 +23,7 @@ if (out eq "png") {
 }
 set datafile separator comma
 set datafile columnheaders
-set multiplot layout 2, 2 title sprintf("%s; %s seeds", meta("title"), meta("trials"))
+set multiplot layout 2, 2 title sprintf("%s; %s", meta("title"), meta("trials")) noenhanced
 set grid
 set xlabel "active experts k"
 set xrange [0.5:Tmax + 0.5]
@@ -31,25 +31,25 @@ set key bottom right box opaque font ",9"
 set title "effective experts exp(H(load))"
 set ylabel "experts"
 set yrange [0:Tmax + 0.5]
-plot for [i = 1:words(gates)] csv using (is(i) ? column("k") : 1/0):"effective_experts_mean":"effective_experts_se" with yerrorlines lw 2 lc i title word(gates, i), \
+plot for [i = 1:words(gates)] csv using (is(i) ? column("k") : 1/0):"effective_experts_mean":"effective_experts_se" with yerrorlines lw 2 lc i title word(gates, i) noenhanced, \
      Tmax with lines dt 2 lc rgb "black" title "T (balanced)"
 set title "masks: distinct (solid), effective exp(H) (dashed), C(T, k) (black)"
 set ylabel "masks (log)"
 set logscale y
 set autoscale y
-plot for [i = 1:words(gates)] csv using (is(i) ? column("k") : 1/0):"distinct_masks_mean" with linespoints lw 2 pt 7 lc i title sprintf("%s distinct", word(gates, i)), \
-     for [i = 1:words(gates)] csv using (is(i) ? column("k") : 1/0):"effective_masks_mean" with linespoints lw 2 pt 6 dt 2 lc i title sprintf("%s effective", word(gates, i)), \
+plot for [i = 1:words(gates)] csv using (is(i) ? column("k") : 1/0):"distinct_masks_mean" with linespoints lw 2 pt 7 lc i title sprintf("%s distinct", word(gates, i)) noenhanced, \
+     for [i = 1:words(gates)] csv using (is(i) ? column("k") : 1/0):"effective_masks_mean" with linespoints lw 2 pt 6 dt 2 lc i title sprintf("%s effective", word(gates, i)) noenhanced, \
      csv using (is(1) ? column("k") : 1/0):"masks_possible" with lines lw 1 lc rgb "black" title "C(T, k)"
 unset logscale y
 set title "load balance: largest / mean expert load"
 set ylabel "max / mean"
 set autoscale y
 set key top right
-plot for [i = 1:words(gates)] csv using (is(i) ? column("k") : 1/0):"load_max_over_mean_mean":"load_max_over_mean_se" with yerrorlines lw 2 lc i title word(gates, i), \
+plot for [i = 1:words(gates)] csv using (is(i) ? column("k") : 1/0):"load_max_over_mean_mean":"load_max_over_mean_se" with yerrorlines lw 2 lc i title word(gates, i) noenhanced, \
      1 with lines dt 2 lc rgb "black" title "balanced"
 set title "dead experts (no test input routed to them)"
 set ylabel "fraction of T"
 set yrange [-0.02:1]
-plot for [i = 1:words(gates)] csv using (is(i) ? column("k") : 1/0):"dead_fraction_mean":"dead_fraction_se" with yerrorlines lw 2 lc i title word(gates, i)
+plot for [i = 1:words(gates)] csv using (is(i) ? column("k") : 1/0):"dead_fraction_mean":"dead_fraction_se" with yerrorlines lw 2 lc i title word(gates, i) noenhanced
 unset multiplot
 }
