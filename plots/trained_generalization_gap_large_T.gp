@@ -39,7 +39,7 @@ if (out eq "png") {
   set terminal svg size 1400,600 enhanced font ",11" dynamic background "white"
   set output svg
 }
-set multiplot layout 1, 2 title sprintf("Trained top-%s MoEs, T up to %s experts: gap vs Theorem 1's T terms; %s seeds", kk, word(Ts, words(Ts)), trials_text)
+set multiplot layout 1, 2 title sprintf("Trained top-%s MoEs, T up to %s experts: gap vs Theorem 1's T terms; %s", kk, word(Ts, words(Ts)), trials_text)
 set grid
 set logscale x 2
 set xlabel "experts T"
