@@ -11,6 +11,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -341,9 +342,9 @@ void add_kstar(CLI::App& app, int& exit_code) {
       t = run_grid(study, grid, fixed, 1, 1, memory);
     } catch (const InputError& e) {
       // Keys set through `fixed` (not axes): report them against their option.
-      for (const auto& [key, flag] : {std::pair<std::string, std::string>{"params.difficulty_D", "--difficulty-D"},
-                                      {"params.difficulty_profile", "--difficulty-profile"},
-                                      {"params.difficulty", "--difficulty"}})
+      static const std::pair<const char*, const char*> kFixed[] = {
+          {"params.difficulty_D", "--difficulty-D"}, {"params.difficulty_profile", "--difficulty-profile"}, {"params.difficulty", "--difficulty"}};
+      for (const auto& [key, flag] : kFixed)
         if (e.key() == key) bad_option(flag, e.reason());
       throw;
     }
