@@ -33,7 +33,7 @@ do for [out in "png svg"] {
   set datafile columnheaders
   set multiplot layout 1, 2 title title_text
   set grid
-  set key top left
+  set key center right box opaque
   set xlabel "number of tasks N"
   set ylabel "k*"
   set yrange [0:1.06 * T_max]
