@@ -1,5 +1,6 @@
 // Expert utilisation against k (trained/utilisation.hpp) on masks built by hand, the study's rows,
 // and trained.generalization_gap beyond 64 experts.
+#include <bit>
 #include <cmath>
 #include <vector>
 
@@ -75,4 +76,23 @@ TEST_CASE("trained.generalization_gap runs with 256 experts and refuses adaptive
   CHECK(std::isfinite(v.real(0, "gap_mean")));
   CHECK(test::rejected_key(s, "[params]\nd = 4\nT = 128\nk = 2\nm = 64\ngate = \"softmax_all\"\nrouting = \"top_p\"\ntop_p = 0.5\n") ==
         "params.T");
+}
+
+TEST_CASE("a utilisation run is trained.compositional_kstar's run, and its masks are the router's", "[trained][utilisation]") {
+  CompositionalSpec s;
+  s.M = 2, s.R = 4, s.T = 4, s.k = 2, s.width = 8, s.train_size = 128, s.test_size = 128, s.steps = 20, s.batch = 32;
+  const RngKey key = RngKey::root(3).with("utilisation-test");
+  const auto u = run_utilisation_trial(s, key, 1);
+  const auto r = run_compositional_trial(s, key, 1);
+  CHECK(u.run.id_accuracy == r.id_accuracy);
+  CHECK(u.run.final_train_loss == r.final_train_loss);
+  // The trained model handed back is the one that was evaluated: its masks on the test problems
+  // give the utilisation, k experts per problem.
+  Model m(moe::MoeShape{});
+  (void)run_compositional_trial(s, key, 1, {}, &m);
+  const auto test = make_task(s, key).draw(s.test_size, key.with("data", 1).seed(), StreamTag::moe_test_data, false);
+  const auto masks = router_masks(m, test.X);
+  for (auto mask : masks) CHECK(std::popcount(mask) == 2);
+  CHECK(routing_utilisation(masks, 4).distinct_masks == u.usage.distinct_masks);
+  CHECK(routing_utilisation(masks, 4).effective_experts == u.usage.effective_experts);
 }
