@@ -5,6 +5,7 @@
 // and value (the library's own checks are internal invariants, not user-facing).
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,32 @@ sparsity::TradeoffParams tradeoff(double N, double m, double d_N, double T, doub
   p.b = finite_positive(fn, "b", b);
   p.delta = probability_open(fn, "delta", delta);
   return p;
+}
+
+/// The task-difficulty model (sparsity::DifficultySpec) from the keyword arguments, checked with messages
+/// naming the argument; the trade-off under it through sparsity::with_difficulty (the studies' path).
+sparsity::TradeoffParams with_difficulty(const char* fn, const sparsity::TradeoffParams& p, const std::string& difficulty,
+                                         double alpha, const std::string& profile, double gamma,
+                                         const std::optional<std::vector<double>>& D) {
+  sparsity::DifficultySpec spec;
+  if (!sparsity::parse_difficulty(difficulty, spec.kind))
+    throw py::value_error(fmt::format("{}: difficulty must be uniform or powerlaw, got '{}'", fn, difficulty));
+  if (!sparsity::parse_difficulty_profile(profile, spec.profile))
+    throw py::value_error(fmt::format("{}: profile must be index, power or list, got '{}'", fn, profile));
+  if (spec.kind == sparsity::Difficulty::uniform) return p;
+  require(std::isfinite(alpha) && alpha > 1.0, fn, "alpha", "> 1 (App. A.5)", alpha);
+  spec.alpha = alpha;
+  require(p.N == std::floor(p.N) && p.N <= 1e4, fn, "N", "an integer <= 1e4 for a power-law difficulty", p.N);
+  if (spec.profile == sparsity::DifficultyProfile::power) spec.gamma = finite_positive(fn, "gamma", gamma);
+  if (spec.profile == sparsity::DifficultyProfile::list) {
+    if (!D || static_cast<double>(D->size()) != p.N)
+      throw py::value_error(fmt::format("{}: profile 'list' needs D with N = {} entries", fn, p.N));
+    for (double x : *D) finite_positive(fn, "D", x);
+    spec.D = *D;
+  } else if (D) {
+    throw py::value_error(fmt::format("{}: D is used only with profile='list'", fn));
+  }
+  return sparsity::with_difficulty(p, spec);
 }
 
 }  // namespace
@@ -120,8 +147,9 @@ void bind_bounds(py::module_& m) {
 void bind_sparsity(py::module_& m) {
   auto s = m.def_submodule("sparsity", "The k* trade-off of the compositional paper (Sec. 4.3)");
   s.def("total_error", [](const py::array_t<double>& k, double N, double m_, double d_N, double T, double a, double b,
-                          double delta, const std::string& form, const std::string& part) {
-    const auto p = tradeoff(N, m_, d_N, T, a, b, delta);
+                          double delta, const std::string& form, const std::string& part, const std::string& difficulty,
+                          double alpha, const std::string& profile, double gamma, const std::optional<std::vector<double>>& D) {
+    const auto p = with_difficulty("total_error", tradeoff(N, m_, d_N, T, a, b, delta), difficulty, alpha, profile, gamma, D);
     const auto f = estimation_form(form);
     if (part != "total" && part != "approximation" && part != "estimation")
       throw py::value_error(fmt::format("total_error: part must be total, approximation or estimation, got '{}'", part));
@@ -132,11 +160,16 @@ void bind_sparsity(py::module_& m) {
       return sparsity::total_error(kk, p, f);
     })(k));
   }, py::arg("k"), py::arg("N"), py::arg("m"), py::arg("d_N"), py::arg("T"), py::arg("a") = 1.0, py::arg("b") = 1.0,
-     py::arg("delta") = 0.05, py::arg("form") = "definition5", py::arg("part") = "total",
+     py::arg("delta") = 0.05, py::arg("form") = "definition5", py::arg("part") = "total", py::arg("difficulty") = "uniform",
+     py::arg("alpha") = 2.0, py::arg("profile") = "index", py::arg("gamma") = 1.0, py::arg("D") = py::none(),
      "E_total(k) = a N^2/k + E_est(k) (or one part), vectorised over k; form: definition5 (as printed), "
-     "definition5_e (e restored) or theorem1 (Theorem 1's k-term).");
-  s.def("k_star", [](double N, double m_, double d_N, double T, double a, double b, double delta, const std::string& form) {
-    const auto p = tradeoff(N, m_, d_N, T, a, b, delta);
+     "definition5_e (e restored) or theorem1 (Theorem 1's k-term). difficulty='powerlaw' weights the "
+     "compositions by App. A.5's (D_i + D_i')^-alpha (E_approx = a W / k), D_i = i (profile 'index'), "
+     "i^gamma ('power') or the list D ('list'): the parameters of sparsity.kstar_difficulty.");
+  s.def("k_star", [](double N, double m_, double d_N, double T, double a, double b, double delta, const std::string& form,
+                     const std::string& difficulty, double alpha, const std::string& profile, double gamma,
+                     const std::optional<std::vector<double>>& D) {
+    const auto p = with_difficulty("k_star", tradeoff(N, m_, d_N, T, a, b, delta), difficulty, alpha, profile, gamma, D);
     const auto f = estimation_form(form);
     const auto ki = sparsity::integer_k_star(p, f);
     const auto kr = sparsity::real_k_star(p, f);
@@ -147,9 +180,11 @@ void bind_sparsity(py::module_& m) {
     d["error_real"] = kr.error;
     return d;
   }, py::arg("N"), py::arg("m"), py::arg("d_N"), py::arg("T"), py::arg("a") = 1.0, py::arg("b") = 1.0,
-     py::arg("delta") = 0.05, py::arg("form") = "definition5",
+     py::arg("delta") = 0.05, py::arg("form") = "definition5", py::arg("difficulty") = "uniform", py::arg("alpha") = 2.0,
+     py::arg("profile") = "index", py::arg("gamma") = 1.0, py::arg("D") = py::none(),
      "k* over the integers 1..T and over the reals [1, T]. Under Definition 5 as printed k* = T always "
-     "(docs/sparsity.md); form='theorem1' gives Theorem 1's own trade-off.");
+     "(docs/sparsity.md); form='theorem1' gives Theorem 1's own trade-off. difficulty='powerlaw' (alpha > 1, "
+     "profile, gamma, D as in total_error) uses App. A.5's weights: the same code as sparsity.kstar_difficulty.");
 }
 
 void bind_scaling(py::module_& m) {

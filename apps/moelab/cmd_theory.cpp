@@ -11,6 +11,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -279,39 +280,76 @@ void add_bound(CLI::App& app, int& exit_code) {
 }
 
 void add_kstar(CLI::App& app, int& exit_code) {
-  static std::string out, form = "definition5";
-  static std::vector<double> N{4}, m{10000}, dN{2}, T{64}, a{1}, b{1}, delta{0.05};
+  static std::string out, form = "definition5", difficulty = "uniform", profile = "index";
+  static std::vector<double> N{4}, m{10000}, dN{2}, T{64}, a{1}, b{1}, delta{0.05}, alpha{2}, gamma{1}, D{};
   static bool curve = false;
   auto* cmd = app.add_subcommand("kstar", "Optimal number of active experts k* of the compositional trade-off E_approx + E_est "
                                           "(Sec. 4.3), over integers 1..T and reals [1, T]");
-  // sparsity.kstar and sparsity.tradeoff (--curve) declare the same parameters but for T's bound.
-  static std::vector<Axis> axes;
-  const std::string kstudy = "sparsity.kstar";
+  // sparsity.kstar and sparsity.tradeoff (--curve) declare the same parameters but for T's bound; their
+  // *_difficulty twins add the task-difficulty parameters (App. A.5). Any --difficulty* option selects
+  // the twin, so a command without them prints what it always printed.
+  static std::vector<Axis> axes, difficulty_axes;
+  const std::string kstudy = "sparsity.kstar", dstudy = "sparsity.kstar_difficulty";
   axes = {study_option(cmd, kstudy, "--N", N, "params.N"),     study_option(cmd, kstudy, "--m", m, "params.m"),
           study_option(cmd, kstudy, "--d-N", dN, "params.d_N"), study_option(cmd, kstudy, "--T", T, "params.T"),
           study_option(cmd, kstudy, "--a", a, "params.a"),     study_option(cmd, kstudy, "--b", b, "params.b"),
           study_option(cmd, kstudy, "--delta", delta, "params.delta")};
+  difficulty_axes = {study_option(cmd, dstudy, "--difficulty-alpha", alpha, "params.difficulty_alpha"),
+                     study_option(cmd, dstudy, "--difficulty-gamma", gamma, "params.difficulty_gamma")};
   cmd->add_option("--form", form, "estimation term: definition5 (as printed), definition5_e (e restored), theorem1 (Eq. 5's k-term)")
       ->check(CLI::IsMember({"definition5", "definition5_e", "theorem1"}))
       ->capture_default_str();
+  const auto& dd = declared(study_named(dstudy), "params.difficulty");
+  cmd->add_option("--difficulty", difficulty, fmt::format("{}; {}", dd.doc, dd.domain_text()))
+      ->check(CLI::IsMember({"uniform", "powerlaw"}))
+      ->capture_default_str();
+  const auto& dp = declared(study_named(dstudy), "params.difficulty_profile");
+  cmd->add_option("--difficulty-profile", profile, fmt::format("{}; {}", dp.doc, dp.domain_text()))
+      ->check(CLI::IsMember({"index", "power", "list"}))
+      ->capture_default_str();
+  real_list_option(cmd, "--difficulty-D", D, declared(study_named(dstudy), "params.difficulty_D").doc + " (one list, not a grid)");
   cmd->add_flag("--curve", curve,
                 fmt::format("print E_approx, E_est and E_total for every k = 1..T instead of k* (sparsity.tradeoff: T {})",
                             declared(study_named("sparsity.tradeoff"), "params.T").domain_text()));
   output_option(cmd, "-o,--output", out, "write the CSV here (atomically) instead of stdout");
   add_max_memory(cmd);
-  cmd->callback([&exit_code] {
+  cmd->callback([cmd, &exit_code] {
     check_output("--output", out);
-    const std::string study = curve ? "sparsity.tradeoff" : "sparsity.kstar";
+    const bool with_difficulty = cmd->count("--difficulty") + cmd->count("--difficulty-alpha") + cmd->count("--difficulty-gamma") +
+                                     cmd->count("--difficulty-profile") + cmd->count("--difficulty-D") > 0;
+    const std::string study = std::string(curve ? "sparsity.tradeoff" : "sparsity.kstar") + (with_difficulty ? "_difficulty" : "");
+    std::vector<Axis> grid = axes;
+    std::string fixed = fmt::format("form = \"{}\"\n", form);
+    if (with_difficulty) {
+      grid.insert(grid.end(), difficulty_axes.begin(), difficulty_axes.end());
+      fixed += fmt::format("difficulty = \"{}\"\ndifficulty_profile = \"{}\"\n", difficulty, profile);
+      if (!D.empty()) {
+        std::vector<std::string> vs;
+        for (double x : D) vs.push_back(fmt::format("{:.17g}", x));
+        fixed += fmt::format("difficulty_D = [{}]\n", fmt::join(vs, ", "));
+      }
+    }
     const auto memory = [&] {
       if (!curve) return;
       // One row per k = 1..T at every grid point: the rows, the CSV text and its copy (~100 bytes a cell).
       double rows = 0;
-      for_each_point(axes, [&](const std::vector<double>& x) { rows += x[3]; });
+      for_each_point(grid, [&](const std::vector<double>& x) { rows += x[3]; });
       check_memory("--T", rows * 100.0 * static_cast<double>(study_named(study).columns.size()),
                    fmt::format("--curve: {:.4g} rows", rows));
     };
-    CsvTable t = run_grid(study, axes, fmt::format("form = \"{}\"\n", form), 1, 1, memory);
-    t.add_metadata("source", "compositional paper (arXiv 2410.13964), Sec. 4.3; docs/sparsity.md");
+    CsvTable t;
+    try {
+      t = run_grid(study, grid, fixed, 1, 1, memory);
+    } catch (const InputError& e) {
+      // Keys set through `fixed` (not axes): report them against their option.
+      static const std::pair<const char*, const char*> kFixed[] = {
+          {"params.difficulty_D", "--difficulty-D"}, {"params.difficulty_profile", "--difficulty-profile"}, {"params.difficulty", "--difficulty"}};
+      for (const auto& [key, flag] : kFixed)
+        if (e.key() == key) bad_option(flag, e.reason());
+      throw;
+    }
+    t.add_metadata("source", with_difficulty ? "compositional paper (arXiv 2410.13964), Sec. 4.3 and App. A.5; docs/sparsity.md"
+                                             : "compositional paper (arXiv 2410.13964), Sec. 4.3; docs/sparsity.md");
     emit_csv(t, out);
     exit_code = kExitOk;
   });

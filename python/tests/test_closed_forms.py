@@ -47,6 +47,35 @@ def test_log_binomial_and_growth_functions_against_exact_integers():
     assert close(moelab.bounds.log_mask_growth(T, k, N, dN, m, relaxed=True), 2 * k * N * dN * math.log(T) + N * dN * math.log(2 * m))
 
 
+def test_sparsity_difficulty_is_the_study_bit_for_bit_and_app_a5():
+    """k_star(difficulty='powerlaw') runs sparsity::with_difficulty, the code of sparsity.kstar_difficulty:
+    the same doubles as moelab.run on that study. The weight sum against App. A.5 written here."""
+    N, m, dN, T, a = 8, 1e4, 2, 64, 0.01
+    for alpha in (1.5, 2.0, 3.0):
+        got = moelab.sparsity.k_star(N, m, dN, T, a, form="theorem1", difficulty="powerlaw", alpha=alpha)
+        r = moelab.run("sparsity.kstar_difficulty", {"params": {"N": float(N), "m": m, "d_N": float(dN), "T": T, "a": a,
+                       "form": "theorem1", "difficulty": "powerlaw", "difficulty_alpha": alpha}})["data"]
+        assert got["k_integer"] == r["k_star"][0]
+        assert got["error_integer"] == r["error_at_k_star"][0]
+        assert got["k_real"] == r["k_star_real"][0]
+        # E_approx = a W / k with W = sum_{i,i'} (i + i')^-alpha (App. A.5, D_i = i)
+        W = sum((i + j) ** -alpha for i in range(1, N + 1) for j in range(1, N + 1))
+        assert close(r["weight_sum"][0], W)
+        k = np.array([3.0])
+        assert close(moelab.sparsity.total_error(k, N, m, dN, T, a, form="theorem1", part="approximation",
+                                                 difficulty="powerlaw", alpha=alpha)[0], a * W / 3.0)
+        uniform = moelab.sparsity.k_star(N, m, dN, T, a, form="theorem1")
+        assert got["k_integer"] < uniform["k_integer"]  # W < N^2: less approximation error, smaller k*
+    # uniform is the plain trade-off, bit for bit; a list profile equal to 1..N is the index profile
+    assert moelab.sparsity.k_star(N, m, dN, T, a, form="theorem1", difficulty="uniform") == moelab.sparsity.k_star(N, m, dN, T, a, form="theorem1")
+    assert moelab.sparsity.k_star(N, m, dN, T, a, form="theorem1", difficulty="powerlaw", profile="list", D=[float(i) for i in range(1, N + 1)]) == \
+        moelab.sparsity.k_star(N, m, dN, T, a, form="theorem1", difficulty="powerlaw")
+    for bad, msg in [(dict(difficulty="powerlaw", alpha=1.0), "alpha"), (dict(difficulty="steep"), "difficulty"),
+                     (dict(difficulty="powerlaw", profile="list", D=[1.0]), "N = 8 entries")]:
+        with pytest.raises(ValueError, match=msg):
+            moelab.sparsity.k_star(N, m, dN, T, a, **bad)
+
+
 def test_sparsity_tradeoff_is_definition5_and_k_star_is_T():
     N, m, dN, T, a, b = 4.0, 1e5, 3.0, 16, 0.5, 2.0
     k = np.array([1.0, 2.0, 3.5, 8.0, 16.0])

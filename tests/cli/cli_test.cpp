@@ -237,6 +237,44 @@ TEST_CASE("bound and kstar answer one query with its terms, or a grid", "[cli][t
   CHECK(r.out.find(",1.6094379124341") != std::string::npos);  // log 5
 }
 
+TEST_CASE("kstar --difficulty is the scenario of sparsity.kstar_difficulty byte for byte", "[cli][theory]") {
+  // The rows (not the `source` metadata) of the command and of `moelab run` on the same point.
+  const auto rows = [](const std::string& text) {
+    std::string r;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind('#', 0) != 0) r += line + "\n";
+    return r;
+  };
+  const auto cli = run("kstar --N 8 --m 1e4 --T 64 --a 0.01 --form theorem1 --difficulty powerlaw --difficulty-alpha 1.5,3");
+  REQUIRE(cli.code == 0);
+  const fs::path toml = scratch("difficulty.toml"), out = scratch("difficulty.csv");
+  std::ofstream(toml) << "study = \"sparsity.kstar_difficulty\"\n[params]\nN = 8\nm = 1e4\nd_N = 2\nT = 64\na = 0.01\n"
+                         "form = \"theorem1\"\ndifficulty = \"powerlaw\"\ndifficulty_alpha = 1.5\n"
+                         "[sweep]\n\"params.difficulty_alpha\" = [1.5, 3.0]\n";
+  const auto scenario = run("run " + toml.string() + " -o " + out.string());
+  REQUIRE(scenario.code == 0);
+  std::ifstream in(out);
+  const std::string csv((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(rows(cli.out) == rows(csv));
+  CHECK(rows(cli.out).find(",powerlaw,1.5,index,") != std::string::npos);
+  // Without a --difficulty option the command is the plain study (its columns, unchanged).
+  const auto plain = run("kstar --N 8 --m 1e4 --T 64 --a 0.01 --form theorem1");
+  REQUIRE(plain.code == 0);
+  CHECK(plain.out.find("difficulty") == std::string::npos);
+  // Bad difficulty values name the option, exit 2.
+  auto r = run("kstar --difficulty powerlaw --difficulty-alpha 1");
+  CHECK(r.code == 2);
+  CHECK(r.out.find("--difficulty-alpha") != std::string::npos);
+  r = run("kstar --difficulty powerlaw --N 2.5");
+  CHECK(r.code == 2);
+  CHECK(r.out.find("--N") != std::string::npos);
+  r = run("kstar --difficulty powerlaw --N 3 --difficulty-profile list --difficulty-D 1,2");
+  CHECK(r.code == 2);
+  CHECK(r.out.find("--difficulty-D") != std::string::npos);
+  CHECK(run("kstar --difficulty steep").code == 2);
+}
+
 TEST_CASE("bound and kstar reject bad input with exit code 2 and write nothing", "[cli][theory]") {
   const fs::path out = scratch("kstar_bad.csv");
   fs::remove(out);

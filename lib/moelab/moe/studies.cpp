@@ -203,12 +203,14 @@ StudyDef teacher_student_study() {
 StudyDef noisy_robustness_study();
 StudyDef moefication_study();
 StudyDef block_discovery_study();
+StudyDef granularity_toy_study();  // studies_granularity_toy.cpp
 
 void add_studies(std::vector<StudyDef>& out) {
   out.push_back(teacher_student_study());
   out.push_back(noisy_robustness_study());
   out.push_back(moefication_study());
   out.push_back(block_discovery_study());
+  out.push_back(granularity_toy_study());
 }
 
 }  // namespace moelab::moe

@@ -188,6 +188,60 @@ TradeoffParams with_powerlaw_weights(const TradeoffParams& p, std::span<const do
   return q;
 }
 
+const char* to_string(Difficulty d) { return d == Difficulty::powerlaw ? "powerlaw" : "uniform"; }
+const char* to_string(DifficultyProfile p) {
+  switch (p) {
+    case DifficultyProfile::index: return "index";
+    case DifficultyProfile::power: return "power";
+    case DifficultyProfile::list: return "list";
+  }
+  return "?";
+}
+bool parse_difficulty(const std::string& name, Difficulty& out) {
+  if (name == "uniform") return out = Difficulty::uniform, true;
+  if (name == "powerlaw") return out = Difficulty::powerlaw, true;
+  return false;
+}
+bool parse_difficulty_profile(const std::string& name, DifficultyProfile& out) {
+  if (name == "index") return out = DifficultyProfile::index, true;
+  if (name == "power") return out = DifficultyProfile::power, true;
+  if (name == "list") return out = DifficultyProfile::list, true;
+  return false;
+}
+
+std::vector<double> difficulty_values(const DifficultySpec& spec, std::int64_t N) {
+  MOELAB_EXPECT(N >= 1, "difficulty_values: N must be >= 1");
+  switch (spec.profile) {
+    case DifficultyProfile::index: return index_difficulties(N);
+    case DifficultyProfile::power: {
+      MOELAB_EXPECT(std::isfinite(spec.gamma) && spec.gamma > 0.0, "difficulty_values: gamma must be finite and > 0");
+      std::vector<double> D(static_cast<std::size_t>(N));
+      for (std::int64_t i = 1; i <= N; ++i) D[static_cast<std::size_t>(i - 1)] = std::pow(static_cast<double>(i), spec.gamma);
+      return D;
+    }
+    case DifficultyProfile::list:
+      MOELAB_EXPECT(static_cast<std::int64_t>(spec.D.size()) == N, "difficulty_values: the list must have N entries");
+      return spec.D;
+  }
+  return {};
+}
+
+double difficulty_weight_sum(const DifficultySpec& spec, double N) {
+  if (spec.kind == Difficulty::uniform) return N * N;
+  MOELAB_EXPECT(std::isfinite(N) && N >= 1.0 && N == std::floor(N) && N <= 0x1p31,
+                "difficulty_weight_sum: a power-law difficulty needs an integer N");
+  const auto D = difficulty_values(spec, static_cast<std::int64_t>(N));
+  return powerlaw_weight_sum(D, spec.alpha);
+}
+
+TradeoffParams with_difficulty(const TradeoffParams& p, const DifficultySpec& spec) {
+  if (spec.kind == Difficulty::uniform) return p;
+  MOELAB_EXPECT(std::isfinite(p.N) && p.N >= 1.0 && p.N == std::floor(p.N) && p.N <= 0x1p31,
+                "with_difficulty: a power-law difficulty needs an integer N");
+  const auto D = difficulty_values(spec, static_cast<std::int64_t>(p.N));
+  return with_powerlaw_weights(p, D, spec.alpha);
+}
+
 TradeoffParams with_axis(TradeoffParams p, Axis axis, double value) {
   switch (axis) {
     case Axis::N: p.N = value; break;

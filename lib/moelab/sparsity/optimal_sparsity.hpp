@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace moelab::sparsity {
@@ -98,6 +99,34 @@ std::vector<double> index_difficulties(std::int64_t N);
 /// The trade-off with the A.5 approximation error: E_approx = a W / k = (a W / N^2) N^2 / k, i.e. the
 /// same parameters with a replaced by a W / N^2 (W = powerlaw_weight_sum(D, alpha), N = D.size()).
 TradeoffParams with_powerlaw_weights(const TradeoffParams& p, std::span<const double> D, double alpha);
+
+/// The task-difficulty model of the approximation error. Assumption 5 of the compositional paper gives
+/// every composition (i, i') the same weight (`uniform`: E_approx = a N^2 / k, Eq. 6); App. A.5 replaces
+/// it by the power law w_{i,i'} = (D_i + D_i')^(-alpha), alpha > 1 (`powerlaw`), with D_i the inverse
+/// difficulty (or importance) of task i. Profiles of D: `index` D_i = i (the ordering App. A.5 describes),
+/// `power` D_i = i^gamma (gamma > 0: a steeper or flatter difficulty ladder), `list` D given explicitly.
+enum class Difficulty { uniform, powerlaw };
+enum class DifficultyProfile { index, power, list };
+struct DifficultySpec {
+  Difficulty kind = Difficulty::uniform;
+  double alpha = 2.0;                               ///< power-law exponent, > 1 (powerlaw only)
+  DifficultyProfile profile = DifficultyProfile::index;
+  double gamma = 1.0;                               ///< D_i = i^gamma (profile power), > 0
+  std::vector<double> D;                            ///< D_1..D_N (profile list), each > 0
+};
+const char* to_string(Difficulty d);
+const char* to_string(DifficultyProfile p);
+/// The name's value ("uniform", "powerlaw"; "index", "power", "list"); false when no such name.
+bool parse_difficulty(const std::string& name, Difficulty& out);
+bool parse_difficulty_profile(const std::string& name, DifficultyProfile& out);
+/// D_1..D_N of the spec's profile (N an integer >= 1; list: D.size() must equal N). MOELAB_EXPECT.
+std::vector<double> difficulty_values(const DifficultySpec& spec, std::int64_t N);
+/// The weight sum W of the spec at N tasks: N^2 for uniform (every w = 1), powerlaw_weight_sum otherwise.
+double difficulty_weight_sum(const DifficultySpec& spec, double N);
+/// The trade-off under `spec`: `p` itself (bit for bit) for uniform; with_powerlaw_weights(p, D, alpha) for
+/// powerlaw, i.e. a replaced by a W / N^2 (p.N must be an integer). The one code path of the studies,
+/// the CLI and the Python binding.
+TradeoffParams with_difficulty(const TradeoffParams& p, const DifficultySpec& spec);
 
 /// Which parameter a sweep varies.
 enum class Axis { N, m, d_N, T };

@@ -177,7 +177,7 @@ CompositionalTask make_task(const CompositionalSpec& s, const RngKey& key) {
 }
 
 CompositionalRun run_compositional_trial(const CompositionalSpec& spec, const RngKey& key, std::int64_t trial,
-                                         const std::vector<int>& eval_ks) {
+                                         const std::vector<int>& eval_ks, Model* trained) {
   spec.validate();
   for (int k : eval_ks) MOELAB_EXPECT(k >= 1 && k <= spec.T, "run_compositional_trial: eval k in 1..T");
   MOELAB_EXPECT(eval_ks.empty() || spec.gating.routing == moe::Routing::top_k, "run_compositional_trial: eval k needs top-k routing");
@@ -233,6 +233,7 @@ CompositionalRun run_compositional_trial(const CompositionalSpec& spec, const Rn
   double b = 0.0;
   for (const auto& p : test.problems) b += task.bayes_correct(p);
   r.bayes_id = b / static_cast<double>(test.problems.size());
+  if (trained) *trained = std::move(model);
   return r;
 }
 

@@ -137,8 +137,9 @@ struct CompositionalRun {
 /// point, so the k compare on one task), the training and test data from key.with("data", trial), the
 /// model from key.with("model", trial). `eval_ks`: after training at spec.k, the same model is also
 /// evaluated at each of these k (1..T; top-k routing), on the same ID and OOD test problems.
+/// `trained` (optional) receives the trained model (trained/utilisation.hpp reads its router).
 CompositionalRun run_compositional_trial(const CompositionalSpec& spec, const RngKey& key, std::int64_t trial,
-                                         const std::vector<int>& eval_ks = {});
+                                         const std::vector<int>& eval_ks = {}, Model* trained = nullptr);
 
 /// The task the run uses.
 CompositionalTask make_task(const CompositionalSpec& spec, const RngKey& key);

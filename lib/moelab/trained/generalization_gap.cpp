@@ -12,7 +12,10 @@
 namespace moelab::trained {
 
 void GapSpec::validate() const {
-  MOELAB_EXPECT(d >= 1 && teacher_T >= 1 && teacher_k >= 1 && teacher_k <= teacher_T && T >= 1 && k >= 1 && k <= T && T <= 64,
+  // T up to 4096 (the compositional paper's Open Question 4: 1000+ experts); adaptive routing reads the
+  // selection through 64-bit masks (router_masks), so it stays at T <= 64.
+  MOELAB_EXPECT(d >= 1 && teacher_T >= 1 && teacher_k >= 1 && teacher_k <= teacher_T && T >= 1 && k >= 1 && k <= T && T <= 4096 &&
+                    (T <= 64 || gating.routing == moe::Routing::top_k),
                 "GapSpec: sizes");
   MOELAB_EXPECT(m >= 2 && test_size >= 1 && noise >= 0.0 && steps >= 1 && batch >= 1 && lr > 0.0 && rademacher_draws >= 2,
                 "GapSpec: budget");

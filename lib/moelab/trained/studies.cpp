@@ -36,6 +36,7 @@
 #include "moelab/trained/generalization_gap.hpp"
 #include "moelab/trained/scaling_experiment.hpp"
 #include "moelab/trained/sraven_task.hpp"
+#include "moelab/trained/detail/study_support.hpp"
 
 namespace moelab::trained {
 
@@ -104,7 +105,7 @@ StudyDef gap_study() {
       integer("params.d", "input dimension").in(1, 256).or_default(8),
       integer("params.teacher_T", "experts of the teacher (linear experts, top-k softmax)").in(1, 64).or_default(4),
       integer("params.teacher_k", "active experts of the teacher").in(1, 64).or_default(1),
-      integer("params.T", "experts of the student").in(1, 64),
+      integer("params.T", "experts of the student (above 64: top-k routing only)").in(1, 4096),
       integer("params.k", "active experts of the student (k <= T)").in(1, 64),
       integer("params.m", "training points").in(2, 1 << 24).unit("points"),
       integer("params.test_size", "test points for the test loss").in(1, 1 << 24).or_default(8192).unit("points"),
@@ -163,6 +164,8 @@ StudyDef gap_study() {
         if (s.teacher_k > s.teacher_T)
           p.fail("params.teacher_k", fmt::format("teacher_k = {} exceeds teacher_T = {}", s.teacher_k, s.teacher_T));
         if (s.k > s.T) p.fail("params.k", fmt::format("k = {} exceeds T = {}", s.k, s.T));
+        if (s.T > 64 && s.gating.routing != moe::Routing::top_k)
+          p.fail("params.T", fmt::format("T = {} above 64 needs top-k routing (adaptive routing is read through 64-bit masks)", s.T));
         return s;
       },
       [](const GapSpec& s, const RunContext& ctx, std::int64_t t) { return run_gap_trial(s, ctx.key, t); },
@@ -945,6 +948,16 @@ StudyDef sraven_study() {
 
 }  // namespace
 
+// For studies_utilisation.cpp (detail/study_support.hpp).
+namespace detail {
+std::vector<ParamDecl> compositional_task_params() { return with_gating(task_params()); }
+CompositionalSpec read_compositional_task(const PointParams& p) { return read_task(p); }
+double compositional_run_bytes(const CompositionalSpec& s) { return compositional_bytes(s); }
+double compositional_run_work(const CompositionalSpec& s, int k) { return compositional_train_work(s, k); }
+}  // namespace detail
+
+StudyDef utilisation_study();  // studies_utilisation.cpp
+
 void add_studies(std::vector<StudyDef>& out) {
   auto gap = gap_study();
   set_cost<GapSpec>(gap, [](const GapSpec& s, std::int64_t trials) {
@@ -959,6 +972,7 @@ void add_studies(std::vector<StudyDef>& out) {
   out.push_back(inference_k_study());
   out.push_back(scaling_study());
   out.push_back(sraven_study());
+  out.push_back(utilisation_study());
 }
 
 }  // namespace moelab::trained
