@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/error.hpp"
@@ -155,11 +156,13 @@ OffsetPowerFit fit_power_law_offset(const std::vector<double>& x, const std::vec
     }
   }
   double c = 0.5 * (a + b);
-  auto [f, chi2] = fit_at(c);
-  if (best_chi2 < chi2) {  // the grid point itself (an end of the range) was better
+  auto refined = fit_at(c);
+  if (best_chi2 < refined.second) {  // the grid point itself (an end of the range) was better
     c = c_max * best / kGrid;
-    std::tie(f, chi2) = fit_at(c);
+    refined = fit_at(c);
   }
+  const PowerFit& f = refined.first;
+  const double chi2 = refined.second;
   OffsetPowerFit out;
   out.exponent = f.exponent;
   out.offset = c;
