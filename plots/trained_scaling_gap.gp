@@ -26,10 +26,10 @@ if (out eq "png") {
 }
 set datafile separator comma
 set datafile columnheaders
-set multiplot layout 2, 2 title sprintf("Generalization gap of trained top-1 MoEs (Switch gate) vs the scaling paper's bound; %s seeds", trials_text)
+set multiplot layout 2, 2 title sprintf("Generalization gap of trained top-1 MoEs (Switch gate) vs the scaling paper's bound; trials: %s", trials_text)
 set grid
 set logscale xy
-set key bottom right box opaque font ",9"
+set key top left box opaque font ",9"
 do for [ax in "active data experts"] {
   if (has_axis(ax)) {
     s = axis_value(ax, "gap_slope") + 0.0
