@@ -7,5 +7,5 @@
 #include <cstddef>
 
 namespace moelab::test {
-inline constexpr std::size_t kRegisteredClaims = 99;
+inline constexpr std::size_t kRegisteredClaims = 102;
 }  // namespace moelab::test

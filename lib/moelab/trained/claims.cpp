@@ -31,6 +31,7 @@ void register_claims(claims::Registry& r) {
          "The loss of trained MoE students falls with the active parameter count at least as fast as N_act^(-2 beta/d) (the "
          "squared approximation rate).",
          claims::ClaimKind::inequality, detail::scaling_active_rate});
+  detail::register_scaling_gap_claims(r);  // claims_scaling.cpp: the gap on a fixed set vs the scaling bound
 }
 
 }  // namespace moelab::trained

@@ -8,6 +8,8 @@
 //                               Tables 1-2, inference-time experts per token);
 //   trained.scaling             loss vs N_act, D or E with a fitted power law, and routing-pattern
 //                               usage of the trained router;
+//   trained.scaling_gap         (studies_scaling_gap.cpp) the gap on a fixed set vs N_act, D or E beside
+//                               the scaling paper's uniform bound, fits with bootstrap intervals;
 //   trained.sraven              SRAVEN (the public generator's 8 rules) through one transformer block
 //                               with an MoE FFN: ID / OOD accuracy over k per M, k* with a seed
 //                               bootstrap interval (the compositional paper's Figs. 1-5).
@@ -33,6 +35,7 @@
 #include "moelab/scenario/study.hpp"
 #include "moelab/sparsity/optimal_sparsity.hpp"
 #include "moelab/trained/compositional_task.hpp"
+#include "moelab/trained/detail/scaling_gap_study.hpp"
 #include "moelab/trained/generalization_gap.hpp"
 #include "moelab/trained/scaling_experiment.hpp"
 #include "moelab/trained/sraven_task.hpp"
@@ -971,6 +974,7 @@ void add_studies(std::vector<StudyDef>& out) {
   out.push_back(compositional_study());
   out.push_back(inference_k_study());
   out.push_back(scaling_study());
+  out.push_back(scaling_gap_study());  // studies_scaling_gap.cpp
   out.push_back(sraven_study());
   out.push_back(utilisation_study());
 }

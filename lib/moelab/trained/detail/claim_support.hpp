@@ -24,5 +24,7 @@ Evidence gap_growth_in_T(const CheckBudget& b, const RngKey& key);    // claims_
 Evidence kstar_grows_with_M(const CheckBudget& b, const RngKey& key); // claims_kstar.cpp
 Evidence inference_k_helps(const CheckBudget& b, const RngKey& key);  // claims_inference_k.cpp
 Evidence scaling_active_rate(const CheckBudget& b, const RngKey& key);// claims_scaling.cpp
+/// Registers trained.scaling.gap_below_bound, gap_rate, gap_experts (claims_scaling.cpp).
+void register_scaling_gap_claims(claims::Registry& r);
 
 }  // namespace moelab::trained::detail
