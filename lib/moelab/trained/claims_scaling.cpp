@@ -16,11 +16,13 @@
 
 namespace moelab::trained::detail {
 
+namespace {
+
 // Statistic: the WLS exponent alpha of nmse ~ N_act^(-alpha) over widths w in {1, 2, 4, 8, 16} (the
 // quick scenario's active axis: d = 8, teacher 16 experts top-2 width 16, student 8 experts top-2,
 // 1500 steps of batch 128 online), its standard error scaled by sqrt(chi2/dof) when > 1. Printed:
 // alpha >= 2 beta / d = 0.25 (beta = 1), a z test. Control: "no decay" (alpha <= 0) must be rejected.
-Evidence scaling_active_rate(const CheckBudget& b, const RngKey& key) {
+Evidence check_scaling_active_rate(const CheckBudget& b, const RngKey& key) {
   ScalingSpec base;  // as scenarios/trained_scaling.toml
   base.d = 8, base.teacher_E = 16, base.teacher_k = 2, base.teacher_w = 16, base.E = 8, base.k = 2;
   base.steps = 1500, base.batch = 128, base.test_size = 4096, base.lr = 1e-2;
@@ -59,6 +61,15 @@ Evidence scaling_active_rate(const CheckBudget& b, const RngKey& key) {
                               : "--quick: 2 seeds x 5 widths (~1.5 s of training): the exponent's standard error (~0.08) "
                                 "is too large for the power rule; --full (32 seeds) is needed for a `holds`.");
   return e;
+}
+
+}  // namespace
+
+void register_scaling_claims(claims::Registry& r) {
+  r.add({"trained.scaling.active_rate", "scaling, Theorem 4.3 (N^(-beta/d)) on trained students",
+         "The loss of trained MoE students falls with the active parameter count at least as fast as N_act^(-2 beta/d) (the "
+         "squared approximation rate).",
+         claims::ClaimKind::inequality, check_scaling_active_rate});
 }
 
 }  // namespace moelab::trained::detail
