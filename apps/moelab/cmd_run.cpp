@@ -12,6 +12,7 @@
 #include "moelab/core/distributed.hpp"
 #include "moelab/core/journal.hpp"
 #include "moelab/core/error.hpp"
+#include "moelab/core/memory.hpp"
 #include "moelab/scenario/runner.hpp"
 #include "moelab/scenario/scenario.hpp"
 #include "moelab/scenario/study.hpp"

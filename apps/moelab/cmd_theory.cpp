@@ -21,6 +21,7 @@
 #include "moelab/bounds/growth.hpp"
 #include "moelab/catalogue/catalogue.hpp"
 #include "moelab/core/error.hpp"
+#include "moelab/core/memory.hpp"
 #include "moelab/core/parallel.hpp"
 #include "moelab/scenario/runner.hpp"
 

@@ -10,6 +10,7 @@
 
 #include "moelab/catalogue/catalogue.hpp"
 #include "moelab/core/error.hpp"
+#include "moelab/core/memory.hpp"
 #include "moelab/scenario/runner.hpp"
 #include "moelab/scenario/scenario.hpp"
 

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "input_error_helpers.hpp"
+#include "moelab/core/memory.hpp"
 #include "moelab/scenario/runner.hpp"
 #include "moelab/scenario/study.hpp"
 

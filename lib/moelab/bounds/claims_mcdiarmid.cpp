@@ -1,7 +1,8 @@
-// Claims: Lemma 11 (bounded differences, Eq. 47) and Eq. 16 (McDiarmid's inequality for phi(S, S'))
-// of the compositional paper (docs/bounds.md, finding 2: the exponent is m t^2, not 2 m t^2).
+// Claim: Eq. 16 (McDiarmid's inequality for phi(S, S'), with Lemma 11's bounded differences:
+// claims_bounded_differences.cpp) of the compositional paper (docs/bounds.md, finding 2: the exponent is m t^2, not 2 m t^2).
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -13,20 +14,8 @@
 
 namespace moelab::bounds::detail {
 
-Evidence lemma11_claim(const CheckBudget& b, const RngKey& key) {
-  const auto trials = b.pick<std::uint64_t>(3000, 20000);
-  const auto r = check_lemma11(uniform_domain(30), threshold_class(30), 40, 0.2, trials, key.seed());
-  Evidence e;
-  e.printed = as_test("Eq. 47: m |phi(S, S') - phi(S~, S')| <= 1 (exact, per trial)", r.bounded_difference);
-  e.control(as_test("bounded difference 1/(2m)", r.bounded_difference_control));
-  // Exact per trial: a difference 5 % above the bound 1/m would matter (the control's bound is 50 % lower).
-  e.relevance = 0.05;
-  e.note = fmt::format("31 thresholds on 30 points, m = 40, {} replacements: max m |phi - phi~| = {:.3f}", trials,
-                       r.max_scaled_difference);
-  return e;
-}
-
 namespace {
+
 // The exact tail P(X - Y >= ceil(t m)) for independent X, Y ~ Bin(m, 1/2): phi = (X - Y) / m has E phi = 0, so this
 // is the tail the Monte-Carlo estimates (the estimate centres phi on its sample mean, ~0 to 1e-3: a lattice step is
 // 1/m). Summed in double from log-binomial pmfs (m = 100: terms >= 2^-200, no underflow).
@@ -40,10 +29,9 @@ double bernoulli_gap_tail(int m, double t) {
       if (i - j >= need) tail += pmf[i] * pmf[j];
   return tail;
 }
-}  // namespace
 
 // Eq. 16: one Bernoulli(1/2) loss, phi = (Bin(m) - Bin(m)) / m; tail at t sqrt(2m) = 2.5 (docs/bounds.md, finding 2).
-Evidence eq16_claim(const CheckBudget& b, const RngKey& key) {
+Evidence check_mcdiarmid(const CheckBudget& b, const RngKey& key) {
   const int m = 100;
   Eigen::MatrixXd loss(1, 2);
   loss << 0.0, 1.0;
@@ -66,6 +54,13 @@ Evidence eq16_claim(const CheckBudget& b, const RngKey& key) {
                        m, trials, r.tail, bernoulli_gap_tail(m, t), std::exp(-6.25), std::exp(-3.125), bernoulli_gap_tail(m, t_control),
                        std::exp(-8.41));
   return e;
+}
+
+}  // namespace
+
+void register_mcdiarmid_claims(claims::Registry& r) {
+  const std::string src = "compositional, ";
+  r.add({"bounds.eq16.mcdiarmid", src + "Eq. 16", "P(phi - E phi >= t) <= exp(-2 m t^2).", ClaimKind::bound, check_mcdiarmid});
 }
 
 }  // namespace moelab::bounds::detail

@@ -2,6 +2,7 @@
 // Monte-Carlo estimator equals exact enumeration; Massart's finite-class bound holds.
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -13,9 +14,11 @@
 
 namespace moelab::bounds::detail {
 
+namespace {
+
 // Monte-Carlo equals exact enumeration (norm-bounded linear class, m = 16); the control treats Jensen's
 // bound as the value.
-Evidence rademacher_claim(const CheckBudget& b, const RngKey& key) {
+Evidence check_rademacher_estimators(const CheckBudget& b, const RngKey& key) {
   const int d = 5, m = 16;
   const std::uint64_t seed = key.seed();
   Eigen::MatrixXd X(d, m);
@@ -43,6 +46,15 @@ Evidence rademacher_claim(const CheckBudget& b, const RngKey& key) {
                        "Gaussian vectors: exact {:.4f} <= Massart {:.4f}{}",
                        d, m, draws, mc.mean, mc.standard_error, exact, jensen, fin, massart, fin <= massart ? "" : " (VIOLATED)");
   return e;
+}
+
+}  // namespace
+
+void register_rademacher_claims(claims::Registry& r) {
+  const std::string src = "compositional, ";
+  r.add({"bounds.rademacher.estimators", src + "Definition 2, Eq. 4; Massart",
+         "The Monte-Carlo empirical Rademacher complexity equals the exact enumeration; Massart's bound holds.",
+         ClaimKind::equality, check_rademacher_estimators});
 }
 
 }  // namespace moelab::bounds::detail

@@ -1,7 +1,8 @@
-// Claims: Lemma 5 (routed class, Eq. 19) and Lemma 10 (convex hull, Eq. 42) of the compositional
-// paper: the Rademacher complexity of classes built from T experts (docs/bounds.md, findings 3-4).
+// Claim: Lemma 5 (routed class, Eq. 19) of the compositional paper: the Rademacher complexity of a
+// class routed over T experts (docs/bounds.md, finding 4; Lemma 10: claims_convex_hull.cpp).
 #include <cmath>
 #include <cstdint>
+#include <string>
 
 #include <Eigen/Dense>
 #include <fmt/format.h>
@@ -11,9 +12,11 @@
 
 namespace moelab::bounds::detail {
 
+namespace {
+
 // Lemma 5: two constant experts {0, 1}, labels 0, partition gate x mod T on n = m = 64 points
 // (docs/bounds.md, finding 4). phi / R_m(H) ~ sqrt(2T) against the printed 2 and the derived 2 T w_max.
-Evidence lemma5_claim(const CheckBudget& b, const RngKey& key) {
+Evidence check_routed_class(const CheckBudget& b, const RngKey& key) {
   const int n = 64, m = 64;
   const auto trials = b.pick<std::uint64_t>(4000, 20000);
   Eigen::MatrixXd experts(2, n);
@@ -40,21 +43,12 @@ Evidence lemma5_claim(const CheckBudget& b, const RngKey& key) {
   return e;
 }
 
-// Lemma 10: constant convex combinations keep R(H); the x-dependent gates of Eq. 24 -> 25 do not.
-Evidence lemma10_claim(const CheckBudget& b, const RngKey& key) {
-  const int n = 48, m = 30, T = 3;
-  const Eigen::MatrixXd experts = cosine_class(5, n);
-  const auto constant = simplex_vertex_gates(T, n);
-  const auto trials = b.pick<std::uint64_t>(4000, 20000);
-  const auto r = check_lemma10(uniform_domain(n), experts, constant, {partition_gate(T, n)}, m, trials, key.seed());
-  Evidence e;
-  e.printed = as_test("Eq. 42: R(conv_T H) <= R(H) for constant weights (per draw, largest excess)", r.statement);
-  e.control(as_test("Eq. 24 -> 25: the same for x-dependent gates", r.control));
-  // The printed check is exact per draw (no sampling error); an excess of 5 % of R(H) would matter.
-  e.relevance = 0.05 * r.rademacher_experts;
-  e.note = fmt::format("5 cosines on {} points, T = {}, m = {}, {} draws: R(H) = {:.4f}, R(conv) = {:.4f}, R(gated) = {:.4f}",
-                       n, T, m, trials, r.rademacher_experts, r.rademacher_convex, r.rademacher_gated);
-  return e;
+}  // namespace
+
+void register_routed_class_claims(claims::Registry& r) {
+  const std::string src = "compositional, ";
+  r.add({"bounds.lemma5.routed_class", src + "Lemma 5, Eq. 19 (App. B)",
+         "For the routed class F|mu with a fixed mask, E phi|mu(S, S') <= 2 C R_m(H).", ClaimKind::bound, check_routed_class});
 }
 
 }  // namespace moelab::bounds::detail

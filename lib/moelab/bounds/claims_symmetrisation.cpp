@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 
 #include <Eigen/Dense>
 #include <fmt/format.h>
@@ -13,7 +14,9 @@
 
 namespace moelab::bounds::detail {
 
-Evidence lemma7_claim(const CheckBudget& b, const RngKey& key) {
+namespace {
+
+Evidence check_ghost_sample(const CheckBudget& b, const RngKey& key) {
   const int n = 100, m = 50;
   const auto trials = b.pick<std::uint64_t>(20000, 100000);
   const auto r = check_lemma7(uniform_domain(n), threshold_class(n), m, 1.7 / std::sqrt(m), trials, key.seed());
@@ -29,7 +32,7 @@ Evidence lemma7_claim(const CheckBudget& b, const RngKey& key) {
   return e;
 }
 
-Evidence lemma8_claim(const CheckBudget& b, const RngKey& key) {
+Evidence check_symmetrisation(const CheckBudget& b, const RngKey& key) {
   const int n = 100, m = 50;
   const auto trials = b.pick<std::uint64_t>(20000, 100000);
   const auto r = check_lemma8(uniform_domain(n), threshold_class(n), m, trials, key.seed());
@@ -43,7 +46,7 @@ Evidence lemma8_claim(const CheckBudget& b, const RngKey& key) {
   return e;
 }
 
-Evidence lemma9_claim(const CheckBudget& b, const RngKey& key) {
+Evidence check_contraction(const CheckBudget& b, const RngKey& key) {
   const int n = 40, m = 12;
   Eigen::MatrixXd values(10, n);
   for (int f = 0; f < 10; ++f)
@@ -68,6 +71,19 @@ Evidence lemma9_claim(const CheckBudget& b, const RngKey& key) {
                        "{:.2g} (affine), {:.2g} (tanh)",
                        n, m, trials, r.max_sample_excess, a.max_sample_excess);
   return e;
+}
+
+}  // namespace
+
+void register_symmetrisation_claims(claims::Registry& r) {
+  const std::string src = "compositional, ";
+  r.add({"bounds.lemma7.ghost_sample", src + "Lemma 7, Eq. 28-36",
+         "(1 - 2 e^{-eps^2 m/2}) P(sup|L_S - L_D| > eps) <= P(sup|L_S - L_S'| > eps/2).", ClaimKind::inequality,
+         check_ghost_sample});
+  r.add({"bounds.lemma8.symmetrisation", src + "Lemma 8, Eq. 37", "E sup_f (L_S(f) - L_S'(f)) <= 2 R_m(F).",
+         ClaimKind::inequality, check_symmetrisation});
+  r.add({"bounds.lemma9.contraction", src + "Lemma 9 (Ledoux-Talagrand)", "R(phi o F) <= L R(F) for an L-Lipschitz phi.",
+         ClaimKind::inequality, check_contraction});
 }
 
 }  // namespace moelab::bounds::detail

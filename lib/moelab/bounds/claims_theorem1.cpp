@@ -15,14 +15,14 @@
 namespace moelab::bounds::detail {
 
 namespace {
+
 struct Grid1 {
   std::vector<double> m{100, 1e3, 1e4, 1e5, 1e6}, T{2, 4, 8, 16, 64, 256}, k{1, 2, 3, 4, 8, 16}, N{1, 4}, dN{1, 8},
       delta{0.01, 0.05, 0.2};
 };
-}  // namespace
 
 // Eq. 17 -> Eq. 18: printed as an equality; it is 2 N d_N log C(T, k) <= 2 k N d_N log T.
-Evidence eq17_eq18_claim(const CheckBudget&, const RngKey&) {
+Evidence check_eq17_eq18(const CheckBudget&, const RngKey&) {
   const Grid1 g;
   double max_rel = 0.0, min_gap = std::numeric_limits<double>::infinity();
   std::string where;
@@ -58,7 +58,7 @@ Evidence eq17_eq18_claim(const CheckBudget&, const RngKey&) {
 // uniform weights over the k selected experts: linear in T/k like an ensemble's T R(H), not the log T
 // the printed form suggests. Checked on the same grid: the derived term equals 4 C R T / k, and grows by
 // 4 C R T / k when T doubles (relative rounding 1e-12).
-Evidence theorem1_monotone_claim(const CheckBudget&, const RngKey&) {
+Evidence check_theorem1_monotone(const CheckBudget&, const RngKey&) {
   const Grid1 g;
   std::int64_t pairs = 0, bad = 0, linear_cases = 0, linear_bad = 0;
   auto total = [](Theorem1Params p) { return theorem1_printed(p).total; };
@@ -136,6 +136,20 @@ Evidence theorem1_monotone_claim(const CheckBudget&, const RngKey&) {
                        naive_ensemble_printed(64, 0.05, 1e4, 0.05).total,
                        naive_ensemble_derived(1, 64, 0.05, 1e4, 0.05, true).total);
   return e;
+}
+
+}  // namespace
+
+void register_theorem1_claims(claims::Registry& r) {
+  const std::string src = "compositional, ";
+  r.add({"bounds.thm1.eq17_eq18", src + "Eq. 17-18", "log(C(T,k)^(2 N d_N)) = 2 k N d_N log T (printed as an equality).",
+         ClaimKind::equality, check_eq17_eq18});
+  r.add({"bounds.thm1.monotone", src + "Theorem 1, Eq. 5",
+         "The bound decreases with m and delta and grows with T and k; as printed it grows with T only through k log T, but "
+         "the proof (Lemma 5 with fixed gate weights) gives a Rademacher term 4 C T w_max R_m(H), linear in T / k for "
+         "uniform weights, like an ensemble's T R(H).",
+         ClaimKind::inequality,
+         check_theorem1_monotone});
 }
 
 }  // namespace moelab::bounds::detail

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 
 #include <Eigen/Dense>
 #include <fmt/format.h>
@@ -39,13 +40,11 @@ RoutedClass single_expert_class(int n) {
   return c;
 }
 
-}  // namespace
-
 // Eq. 12: P(sup_{h, nu} |L_S - L_S'| >= eps/2 | mu) <= 2 P(sup_{h, nu} (L_S - L_S') >= eps/2 | mu).
 // Exact per pooled sample (all 2^m swaps) for every mask realised on it and for the whole class: the
 // union bound #|D| <= #(D) + #(-D), and #(D) = #(-D) because swapping every pair maps D to -D.
 // Monte-Carlo over pooled samples gives the probabilities the note reports. Control: the factor 1.
-Evidence eq12_sign_split_claim(const CheckBudget& b, const RngKey& key) {
+Evidence check_sign_split(const CheckBudget& b, const RngKey& key) {
   const int n = 12, m = 8;
   const double t = 2.0 / m;  // eps / 2 = 0.25: P(sup |D| >= t) is between 0.45 and 0.92 in both settings
   const auto pools = b.pick<std::uint64_t>(2000, 20000);
@@ -88,7 +87,7 @@ Evidence eq12_sign_split_claim(const CheckBudget& b, const RngKey& key) {
 // realised mask isolates a point of S not in S'. The repair conditions on the pooled 2m points and unions over
 // the patterns realised there (fixed under swaps): exact per pool. Control: the repaired Eq. 11 without its
 // union factor (Gamma -> 1), on thresholds, where the union over realised masks is needed.
-Evidence eq10_data_dependent_masks_claim(const CheckBudget& b, const RngKey& key) {
+Evidence check_data_dependent_masks(const CheckBudget& b, const RngKey& key) {
   const auto pools = b.pick<std::uint64_t>(20000, 200000);
   // Counterexample: n = 512 points, m = 3, eps/2 = 1/m (one point of difference); n large enough that even
   // Eq. 13's count 8m (above Gamma(2m) = 2m + 1) leaves the printed bound below 1.
@@ -140,6 +139,19 @@ Evidence eq10_data_dependent_masks_claim(const CheckBudget& b, const RngKey& key
       th.eq12_fixed_mask.rhs, th.repaired.excess, th.no_union.lhs, th.no_union.rhs,
       2.0 * Ga * std::exp(-2.0 * ma / (ma * ma)));
   return e;
+}
+
+}  // namespace
+
+void register_union_claims(claims::Registry& r) {
+  const std::string src = "compositional, ";
+  r.add({"bounds.eq10.data_dependent_masks", src + "Eq. 9-12 (App. B)",
+         "P(sup_f |L_S - L_S'| >= eps/2) <= 2 Gamma sup_mu P(sup_{h, nu} (L_S - L_S') >= eps/2 | mu = mu*), the union over "
+         "the Gamma masks realised on the double sample.",
+         ClaimKind::inequality, check_data_dependent_masks});
+  r.add({"bounds.eq12.sign_split", src + "Eq. 12 (App. B)",
+         "P(sup |L_S - L_S'| >= eps/2 | mu) <= 2 P(sup (L_S - L_S') >= eps/2 | mu) (two signs).", ClaimKind::inequality,
+         check_sign_split});
 }
 
 }  // namespace moelab::bounds::detail

@@ -1,156 +1,17 @@
-// Claims of the moe topic (trained models).
-//
-// moe.granularity.trained_separation: the granularity paper's Thm 3.1 as Fig. 2 shows it on trained
-// models. The training runs are the study moe.teacher_student's (run_granularity_trial on the
-// GranularitySpec the study builds from the quick Fig. 2 scenario: d = 32, teacher kw = 32, student
-// k'w' = 40, 2^20 samples, batch 256, 8192 test inputs, float32), at one teacher, 8e4a (k = 4):
-// the coarse student 4e2a (k' = 2) and the matching student 8e4a (k' = 4), trained on the same
-// teacher, student seed and data for each training seed (paired), one seed per trial.
-#include <algorithm>
-#include <cmath>
-#include <cstdint>
-#include <map>
-#include <string>
-#include <utility>
-#include <vector>
-
-#include <fmt/format.h>
-
+// Claims of the moe topic (trained models): one file per family (claims_<family>.cpp holds the
+// family's checks and registers them): claims_granularity (the granularity paper's Thm 3.1 as Fig. 2
+// shows it on trained students), claims_noisy_b3 (the noisy paper's trained-model experiments, App.
+// B.3), claims_moefication (the noisy paper's Sec. 5 on a synthetic network). This file fixes the
+// order the families register in (the suite's order).
 #include "moelab/claims/claim.hpp"
-#include "moelab/claims/evidence.hpp"
-#include "moelab/core/parallel.hpp"
-#include "moelab/core/stats.hpp"
-#include "moelab/moe/granularity_experiment.hpp"
+#include "moelab/moe/detail/claim_support.hpp"
 
 namespace moelab::moe {
 
-namespace {
-
-using claims::TestResult;
-
-/// The floor that "bounded away from 0" is tested against, in normalized test MSE: a quarter of
-/// the smallest separated value of the paper's Fig. 2 (0.16-0.23 for coarser students, ~0 at
-/// matching granularity).
-constexpr double kFloor = 0.05;
-/// The smallest error gap that matters: half the floor. A coarse student whose mean error were
-/// 0.025 (halfway to the matching students' ~0) would already blur the separation the figure
-/// draws; the test must see a deviation that large (either sub-test) with power 0.9.
-constexpr double kRelevance = 0.025;
-
-claims::Evidence check_trained_separation(const claims::CheckBudget& b, const RngKey& key) {
-  constexpr int d = 32, teacher_k = 4, teacher_neurons = 32, student_neurons = 40;
-  // Quick: 2 seeds, the winning learning rate of the quick Fig. 2 only (4 runs, within the claim's
-  // ~20 s); it cannot decide (note below). Full: 16 seeds and the paper's best of {1e-2, 1e-3}
-  // (App. D), 64 runs; 12 seeds met the rule's normal-quantile power (0.019 <= 0.025) but not the
-  // t test's own (0.027), 16 meet both.
-  const std::int64_t seeds = b.pick<std::int64_t>(2, 16);
-  const std::vector<double> lrs = b.full ? std::vector<double>{1e-2, 1e-3} : std::vector<double>{1e-2};
-  auto spec_for = [&](int student_k) {
-    GranularitySpec s;  // as the study builds it from scenarios/moe_granularity_fig2_quick.toml
-    s.teacher = granularity_shape(2 * teacher_k, teacher_k, teacher_neurons, d, false);
-    s.student = granularity_shape(2 * student_k, student_k, student_neurons, d, false);
-    s.learning_rates = lrs;
-    s.samples = std::int64_t{1} << 20;
-    s.batch = 256;
-    s.test_size = 8192;
-    s.precision = Precision::float32;
-    return s;
-  };
-  const GranularitySpec coarse = spec_for(teacher_k / 2), matching = spec_for(teacher_k);
-  // Index i < seeds: coarse student, seed i; else the matching student, seed i - seeds. The same
-  // key for both: trial t has the same teacher, student seed and data for the two students.
-  const auto runs = parallel_map<GranularityRun>(static_cast<std::size_t>(2 * seeds), [&](std::size_t i) {
-    const auto t = static_cast<std::int64_t>(i);
-    return t < seeds ? run_granularity_trial(coarse, key, t) : run_granularity_trial(matching, key, t - seeds);
-  });
-  Welford wc, wm;
-  std::map<double, int> best_lr;
-  std::string per_seed_c, per_seed_m;
-  for (std::int64_t t = 0; t < seeds; ++t) {
-    const auto& c = runs[static_cast<std::size_t>(t)];
-    const auto& m = runs[static_cast<std::size_t>(seeds + t)];
-    wc.add(c.best_nmse);
-    wm.add(m.best_nmse);
-    ++best_lr[c.best_lr];
-    ++best_lr[m.best_lr];
-    per_seed_c += fmt::format("{}{:.4g}", t ? ", " : "", c.best_nmse);
-    per_seed_m += fmt::format("{}{:.3g}", t ? ", " : "", m.best_nmse);
-  }
-  const std::string cn = coarse.student.name(), mn = matching.student.name(), tn = coarse.teacher.name();
-  const TestResult sub[2] = {
-      claims::lower_bound_test(fmt::format("coarse student {} (k' = {} < k = {}): mean normalized test MSE >= {}", cn,
-                                   coarse.student.k, coarse.teacher.k, kFloor),
-                       wc, kFloor),
-      claims::upper_bound_test(fmt::format("matching student {} (k' = k): mean normalized test MSE <= {}", mn, kFloor), wm,
-                               kFloor),
-  };
-  claims::Evidence e;
-  // Bonferroni over the two one-sided sub-tests; the reported estimate and standard error are the
-  // coarse sub-test's (the larger standard error, which the power rule must judge), not the most
-  // significant sub-test's.
-  e.printed = claims::combine_bonferroni(
-      fmt::format("teacher {}: coarse student error >= {} and matching student error <= {} (Bonferroni over both "
-                  "one-sided t tests; estimate and std error shown: the coarse student's)",
-                  tn, kFloor, kFloor),
-      sub);
-  const TestResult& widest = sub[0].std_error >= sub[1].std_error ? sub[0] : sub[1];
-  e.printed.estimate = widest.estimate;
-  e.printed.std_error = widest.std_error;
-  e.printed.reference = widest.reference;
-  e.printed.one_sided = true;
-  // Control: the separation form applied to a student of EQUAL granularity (the matching student
-  // 8e4a) must be rejected: its error is not bounded below by the floor.
-  e.control(claims::lower_bound_test(fmt::format("separation form on the equal-granularity student {}: mean error >= {}", mn, kFloor),
-                             wm, kFloor));
-  e.relevance = kRelevance;
-  std::string lr_text;
-  for (const auto& [lr, c] : best_lr) lr_text += fmt::format("{}{:g} x{}", lr_text.empty() ? "" : ", ", lr, c);
-  // The power rule uses normal quantiles; with n seeds the t test's own detectable deviation at the
-  // same level is (t_(n-1, 1 - level) + t_(n-1, 0.9)) se, larger for few seeds: reported here.
-  const double dof = static_cast<double>(seeds - 1);
-  const double level = 1e-4;  // about the suite's Bonferroni level (alpha 0.01 over ~70 tests)
-  const double t_mdd = (student_t_quantile(1.0 - level, dof) + student_t_quantile(0.9, dof)) * wc.standard_error();
-  e.note = fmt::format(
-      "teacher {} (d = {}, kw = {}), students {} and {} (k'w' = {}), 2^20 samples, batch 256, float32, {} training seeds "
-      "(paired: same teacher, student seed and data), learning rates {{{}}}, best kept (best: {}). Coarse {}: {:.4f} +- "
-      "{:.2g} (seeds {}); matching {}: {:.3g} +- {:.2g} (seeds {}); floor {}, relevance {} (half the floor). With {} seeds "
-      "the t test detects a deviation of {:.3g} at level 1e-4 with power 0.9 (the rule's normal approximation is "
-      "smaller). {}",
-      tn, d, teacher_neurons, cn, mn, student_neurons, seeds, fmt::join(lrs, ", "), lr_text, cn, wc.mean(),
-      wc.standard_error(), per_seed_c, mn, wm.mean(), wm.standard_error(), per_seed_m, kFloor, kRelevance, seeds, t_mdd,
-      b.full ? "--full: 16 seeds x 2 students x 2 learning rates = 64 runs of 2^20 samples."
-             : "--quick: 2 seeds x 2 students = 4 runs of 2^20 samples (about 3 s each on a loaded 2-core machine; "
-               "3 seeds would take ~20 s). With 1 dof the control's t test cannot reach the suite's level "
-               "(p ~ 1/(pi t) needs t > 2000) and the coarse error's spread over seeds is barely estimated: quick is "
-               "inconclusive by design; --full (16 seeds) decides.");
-  return e;
-}
-
-}  // namespace
-
-// claims_noisy_b3.cpp: the noisy paper's trained-model experiments.
-claims::Evidence check_trained_linear_thm3(const claims::CheckBudget& b, const RngKey& key);
-claims::Evidence check_trained_relu_robustness(const claims::CheckBudget& b, const RngKey& key);
-// claims_moefication.cpp: the noisy paper's Sec. 5 (MoEfication) on a synthetic network.
-claims::Evidence check_moefication_smaller_drop(const claims::CheckBudget& b, const RngKey& key);
-
 void register_claims(claims::Registry& r) {
-  r.add({"moe.granularity.trained_separation", "granularity, Thm 3.1 and Fig. 2 (trained students)",
-         "A trained student whose granularity k' is below the teacher's k keeps a normalized test error bounded away from "
-         "0 (>= 0.05), while a student of matching granularity reaches a small error (<= 0.05).",
-         claims::ClaimKind::inequality, check_trained_separation});
-  r.add({"moe.noisy.trained_linear_thm3", "noisy, App. B.3 Table 2 and Thm 3 (trained linear models)",
-         "A correctly routed MoE of linear experts trained on noisy modular data reaches Theorem 3's risk of the sparse "
-         "Bayes estimators under test noise (and not the dense one's, which is about twice as large).",
-         claims::ClaimKind::equality, check_trained_linear_thm3});
-  r.add({"moe.noisy.trained_relu_robustness", "noisy, App. B.3 Table 3 (trained two-layer ReLU models)",
-         "At feature noise sigma = 0.1, a correctly routed MoE of two-layer ReLU experts loses less accuracy to the noise "
-         "than the dense two-layer ReLU network of equal parameter count trained on the same data.",
-         claims::ClaimKind::inequality, check_trained_relu_robustness});
-  r.add({"moe.moefication.smaller_drop", "noisy, Sec. 5 and Figs. 4-5 (MoEfication), on a synthetic network",
-         "Sparsely activated (MoEfied) models experience a smaller drop in accuracy at intermediate sparsity levels when "
-         "exposed to input noise compared to the dense model they were obtained from.",
-         claims::ClaimKind::inequality, check_moefication_smaller_drop});
+  detail::register_granularity_claims(r);
+  detail::register_noisy_b3_claims(r);
+  detail::register_moefication_claims(r);
 }
 
 }  // namespace moelab::moe

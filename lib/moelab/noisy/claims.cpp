@@ -3,7 +3,7 @@
 // tests the printed form, the exact form where the printed one is suspect (docs/errata.md), negative
 // controls, and states its relevance (the smallest deviation that matters).
 #include "moelab/claims/claim.hpp"
-#include "moelab/noisy/detail/claim_helpers.hpp"
+#include "moelab/noisy/detail/claim_support.hpp"
 
 namespace moelab::noisy {
 

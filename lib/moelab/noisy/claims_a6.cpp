@@ -12,7 +12,7 @@
 #include "moelab/core/parallel.hpp"
 #include "moelab/linalg/decompositions.hpp"
 #include "moelab/noisy/appendix_a6.hpp"
-#include "moelab/noisy/detail/claim_helpers.hpp"
+#include "moelab/noisy/detail/claim_support.hpp"
 
 namespace moelab::noisy::detail {
 

@@ -6,7 +6,7 @@
 
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/parallel.hpp"
-#include "moelab/noisy/detail/claim_helpers.hpp"
+#include "moelab/noisy/detail/claim_support.hpp"
 #include "moelab/noisy/theorems.hpp"
 
 namespace moelab::noisy::detail {

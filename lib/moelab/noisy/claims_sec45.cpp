@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "moelab/noisy/detail/claim_helpers.hpp"
+#include "moelab/noisy/detail/claim_support.hpp"
 #include "moelab/noisy/excess_fit.hpp"
 #include "moelab/noisy/simulate.hpp"
 #include "moelab/noisy/theorems.hpp"

@@ -1,7 +1,7 @@
 // noisy, Thm 1 (A.7): the QDA router. The experiment is the study noisy.qda_router's (simulate_router).
 #include <fmt/format.h>
 
-#include "moelab/noisy/detail/claim_helpers.hpp"
+#include "moelab/noisy/detail/claim_support.hpp"
 #include "moelab/noisy/simulate.hpp"
 
 namespace moelab::noisy::detail {

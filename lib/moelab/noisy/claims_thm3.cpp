@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "moelab/noisy/bayes.hpp"
-#include "moelab/noisy/detail/claim_helpers.hpp"
+#include "moelab/noisy/detail/claim_support.hpp"
 #include "moelab/noisy/simulate.hpp"
 #include "moelab/noisy/theorems.hpp"
 

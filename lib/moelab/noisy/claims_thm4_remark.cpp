@@ -12,7 +12,7 @@
 
 #include "moelab/core/distributions.hpp"
 #include "moelab/noisy/bayes.hpp"
-#include "moelab/noisy/detail/claim_helpers.hpp"
+#include "moelab/noisy/detail/claim_support.hpp"
 #include "moelab/noisy/simulate.hpp"
 #include "moelab/noisy/theorems.hpp"
 

@@ -8,7 +8,7 @@
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/parallel.hpp"
 #include "moelab/linalg/decompositions.hpp"
-#include "moelab/noisy/detail/claim_helpers.hpp"
+#include "moelab/noisy/detail/claim_support.hpp"
 #include "moelab/noisy/theorems.hpp"
 #include "moelab/spectra/ensembles.hpp"
 #include "moelab/spectra/info_plus_noise.hpp"

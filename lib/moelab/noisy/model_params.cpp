@@ -13,8 +13,8 @@
 
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/error.hpp"
+#include "moelab/core/memory.hpp"
 #include "moelab/linalg/covariance.hpp"
-#include "moelab/scenario/runner.hpp"
 #include "moelab/scenario/input_file.hpp"
 
 namespace moelab::noisy {

@@ -1,5 +1,7 @@
 // Exact quantities behind the appendix lemmas of the granularity paper ("Granularity boosts MoE
-// expressivity", Appendices A-C), used by the claims in claims_appendix.cpp and claims_covariance.cpp:
+// expressivity", Appendices A-C), used by the claims of the appendix families (claims_tail_bounds,
+// claims_tubes, claims_projection, claims_distinct_values, claims_appendix_mc, claims_c10) and
+// claims_covariance.cpp:
 //   - Lemma 3.5 = B.10 and Lemma B.5: second moments of N(0, I_d/d) and Unif[B_d] conditioned on thin
 //     cylinders U = {x : |sqrt(d) x_{1..j}| < rho} (the adversarial "thin regions": j directions of
 //     small variance at the largest mass), and the sharp constant of Lemma B.10 for a given spectrum;

@@ -13,7 +13,7 @@
 #include "moelab/core/parallel.hpp"
 #include "moelab/linalg/decompositions.hpp"
 #include "moelab/routing/appendix_lemmas.hpp"
-#include "moelab/routing/detail/claim_tests.hpp"
+#include "moelab/routing/detail/claim_support.hpp"
 #include "moelab/routing/subset_rank.hpp"
 
 namespace moelab::routing::detail {
@@ -217,26 +217,20 @@ Evidence check_remark21(const claims::CheckBudget& b, const RngKey& key) {
 
 }  // namespace
 
-}  // namespace moelab::routing::detail
-
-namespace moelab::routing {
-
 void register_appendix_mc_claims(claims::Registry& r) {
-  using claims::ClaimKind;
-  namespace dt = detail;
   r.add({"routing.propB6.operator_norm", "granularity, Proposition B.6 (Vershynin 2018, Thm 4.4.5)",
          "There is C with P[|A| >= C sqrt(max(d, w))] <= 2 exp(-min(d, w)) for A ~ N(0,1)^(d x w) (checked with C = 2 + sqrt 2).",
-         ClaimKind::bound, dt::check_prop_b6});
+         ClaimKind::bound, check_prop_b6});
   r.add({"routing.lemmaB11.norm", "granularity, Lemma B.11 (through Eq. B.2 of Lemma B.9)",
          "The linear construction (B.7) has E|f(x)|^2 <= 1: over the random draw of M_i = A_i B_i' / sqrt(2kwd), E E_x |f|^2 = E|x|^2 / 2.",
-         ClaimKind::equality, dt::check_lemma_b11});
+         ClaimKind::equality, check_lemma_b11});
   r.add({"routing.remark21.softmax", "granularity, Remark 2.1",
          "The softmax-weighted variant of linear top-k routing activates the same experts as the equal-weight one (Eq. 2.1-2.2); the "
          "paper analyses only equal weights (with constant experts the softmax variant is not piecewise constant).",
-         ClaimKind::equality, dt::check_remark21});
+         ClaimKind::equality, check_remark21});
   r.add({"routing.lemmaC7.norm", "granularity, Lemma C.7 (through Eq. C.4 of Lemma C.6)",
          "The ReLU construction (C.10) has E|f(x)|^2 <= 1: over the random coordinates, E E_x |f|^2 = (w'/w)(1 + (k w' - 1)/d) E|x|^2.",
-         ClaimKind::equality, dt::check_lemma_c7});
+         ClaimKind::equality, check_lemma_c7});
 }
 
-}  // namespace moelab::routing
+}  // namespace moelab::routing::detail

@@ -17,8 +17,9 @@
 #include "moelab/claims/evidence.hpp"
 #include "moelab/core/log_binomial.hpp"
 #include "moelab/routing/appendix_lemmas.hpp"
+#include "moelab/routing/detail/claim_support.hpp"
 
-namespace moelab::routing {
+namespace moelab::routing::detail {
 
 namespace {
 
@@ -114,4 +115,4 @@ void register_c10_claims(claims::Registry& r) {
          claims::ClaimKind::inequality, check_claim_c10});
 }
 
-}  // namespace moelab::routing
+}  // namespace moelab::routing::detail

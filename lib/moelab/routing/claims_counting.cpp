@@ -8,9 +8,11 @@
 #include <fmt/format.h>
 
 #include "moelab/routing/counting.hpp"
-#include "moelab/routing/detail/claim_tests.hpp"
+#include "moelab/routing/detail/claim_support.hpp"
 
 namespace moelab::routing::detail {
+
+namespace {
 
 claims::Evidence check_counting(const claims::CheckBudget&, const RngKey&) {
   // Grid: k from 1 to 10^7, m in {2k+1, 4k, 64k}, c' in {10^-5, 10^-4, 1/2001} (< 1/2000 as the proof assumes).
@@ -54,6 +56,15 @@ claims::Evidence check_counting(const claims::CheckBudget&, const RngKey&) {
       "(256, 8), C = {:.4g}: Llama-4 Maverick (128, 1) needs c >= {:.3g}, Qwen1.5 (64, 4) needs c >= {:.3g}",
       points, worst_printed, vacuous, worst_control, std::exp(log_configurations(256, 8)), c_maverick, c_qwen);
   return e;
+}
+
+}  // namespace
+
+void register_counting_claims(claims::Registry& r) {
+  r.add({"routing.claimA9.counting", "granularity, Claim A.9 and Theorem 3.1 (counting condition)",
+         "For m > 2k and small c, c': C(m, floor(c'k)) <= C(m, k)^(4 c' log2(1/c')), so p <= c C(m,k)^0.99 implies "
+         "p C(m, floor(c'k)) C(k, floor(c'k)) <= c C(m, k).",
+         ClaimKind::inequality, check_counting});
 }
 
 }  // namespace moelab::routing::detail

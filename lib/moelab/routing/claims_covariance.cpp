@@ -34,11 +34,12 @@
 
 #include "moelab/routing/appendix_lemmas.hpp"
 #include "moelab/routing/conditional_covariance.hpp"
-#include "moelab/routing/detail/claim_tests.hpp"
+#include "moelab/routing/detail/claim_support.hpp"
 
 namespace moelab::routing::detail {
 
 namespace {
+
 /// One set U: mass, and two-level spectra (n_low eigenvalues `low` <= n_high eigenvalues `high`) of
 /// d E[xx'|U] (moments, what Lemma B.10 sees) and of d Sigma_U (variances, what Lemma B.5 bounds).
 struct Level2 {
@@ -100,7 +101,6 @@ int kappa_needed(const CovarianceSet& s, double c) {
   }
   return lo;
 }
-}  // namespace
 
 claims::Evidence check_conditional_covariance(const claims::CheckBudget&, const RngKey&) {
   const double c = 1.0 / 30000.0;  // Lemma B.5's threshold, d lambda >= 1/30000, the c of Lemma B.10
@@ -168,6 +168,16 @@ claims::Evidence check_conditional_covariance(const claims::CheckBudget&, const 
       sets.size(), cases, vacuous, no_kappa, b10_violations, b5_violations, min_csharp, min_csharp / c, min_ratio, worst_ratio, c_crit,
       worst_crit, v_crit, v_apriori);
   return e;
+}
+
+}  // namespace
+
+void register_covariance_claims(claims::Registry& r) {
+  r.add({"routing.lemma35.covariance", "granularity, Lemma 3.5 = Lemma B.10 (and Lemma B.5)",
+         "For mu = N(0, I/d) or Unif[B] and kappa >= C (1 + log(1/mu(U))): E_{mu|U} |(A1 - A2) x|^2 >= (c/d) min_{rank M <= kappa} "
+         "|A1 - A2 - M|_F^2 (checked with the proof's constants c = 1/30000 and kappa of Lemma B.5, exactly, on thin cylinders and "
+         "halfspaces).",
+         ClaimKind::bound, check_conditional_covariance});
 }
 
 }  // namespace moelab::routing::detail

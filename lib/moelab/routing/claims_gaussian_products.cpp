@@ -17,7 +17,7 @@
 #include "moelab/core/parallel.hpp"
 #include "moelab/core/stats.hpp"
 #include "moelab/routing/appendix_lemmas.hpp"
-#include "moelab/routing/detail/claim_tests.hpp"
+#include "moelab/routing/detail/claim_support.hpp"
 #include "moelab/routing/linear_pieces.hpp"
 
 namespace moelab::routing::detail {
@@ -200,21 +200,15 @@ Evidence check_lemma_b8(const claims::CheckBudget& b, const RngKey& key) {
 
 }  // namespace
 
-}  // namespace moelab::routing::detail
-
-namespace moelab::routing {
-
-void register_gaussian_product_claims(claims::Registry& r) {
-  using claims::ClaimKind;
-  namespace dt = detail;
+void register_gaussian_products_claims(claims::Registry& r) {
   r.add({"routing.lemmaB7.product_norm", "granularity, Lemma B.7 (Hanson-Wright; checked with explicit constants)",
          "P[| |A B'|_F^2 - d^2 w | > d^2 w / 5] <= C exp(-c min(d, w)) for A, B ~ N(0,1)^(d x w) (checked with C = 1, c = 1/20 for "
          "min(d, w) = 2..24, both orders, and w -> infinity at fixed d).",
-         ClaimKind::bound, dt::check_lemma_b7});
+         ClaimKind::bound, check_lemma_b7});
   r.add({"routing.lemmaB8.low_rank_tail", "granularity, Lemma B.8 (Eckart-Young-Mirsky; checked with explicit constants)",
          "For k < c d^2 w / max(d, w)^2, P[min_{rank U < k} |A B' - U|_F^2 < d^2 w / 2] <= C exp(-c min(d, w)) (checked for rank U <= k "
          "at the edge with c = 1/10, envelope exp(-min(d, w) / 20)).",
-         ClaimKind::bound, dt::check_lemma_b8});
+         ClaimKind::bound, check_lemma_b8});
 }
 
-}  // namespace moelab::routing
+}  // namespace moelab::routing::detail

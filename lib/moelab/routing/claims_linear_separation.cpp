@@ -56,7 +56,7 @@
 
 #include <fmt/format.h>
 
-#include "moelab/routing/detail/claim_tests.hpp"
+#include "moelab/routing/detail/claim_support.hpp"
 #include "moelab/routing/linear_pieces.hpp"
 #include "moelab/routing/student_search.hpp"
 #include "moelab/routing/subset_rank.hpp"
@@ -287,25 +287,19 @@ Evidence check_lemma_c6(const claims::CheckBudget& b, const RngKey& key) {
 
 }  // namespace
 
-}  // namespace moelab::routing::detail
-
-namespace moelab::routing {
-
 void register_linear_separation_claims(claims::Registry& r) {
-  using claims::ClaimKind;
-  namespace dt = detail;
   r.add({"routing.lemmaB9.construction", "granularity, Lemma B.9 (Eqs. B.2, B.3; proof Eqs. B.4, B.5)",
          "M_i = A_i B_i' / sqrt(2kwd) (A_i, B_i ~ N(0,1)^(d x w)) satisfy E_x sum_S 1(x in U_S)|M_S x|^2 <= E|x|^2 (B.2) and "
          "min_{rank U <= min(d, k w eps)} |M_S - M_S' - U|_F^2 >= c d whenever |S cap S'| <= (1 - eps) k (B.3).",
-         ClaimKind::bound, dt::check_lemma_b9});
+         ClaimKind::bound, check_lemma_b9});
   r.add({"routing.lemmaB13.linear_separation", "granularity, Lemma B.13 and Theorem 3.4, in miniature",
          "The linear teacher (B.7) cannot be approximated by any general-routing linear MoE with few regions: E|f - g|^2 >= c' for "
          "p below the lemma's region bound (miniature: optimised and merged students with p <= C(m,k)/2 keep relative error >= 0.05).",
-         ClaimKind::bound, dt::check_lemma_b13});
+         ClaimKind::bound, check_lemma_b13});
   r.add({"routing.lemmaC6.construction", "granularity, Lemma C.6 (Eqs. C.4, C.5)",
          "M_i = sqrt(d/kw) sum_{j <= w/2} e_{p_ij} e_{p_ij}' (p_ij ~ Unif[d]) satisfy (C.4) E_x|f|^2 <= E|x|^2 and (C.5): for S_1..S_R "
          "with |S_1 u .. u S_R| >= 750 k and rank(Pi) <= kw, sum_j sum_{i > kw/10000} sigma_i^2(M_{S_j} Pi_perp) >= c d.",
-         ClaimKind::bound, dt::check_lemma_c6});
+         ClaimKind::bound, check_lemma_c6});
 }
 
-}  // namespace moelab::routing
+}  // namespace moelab::routing::detail

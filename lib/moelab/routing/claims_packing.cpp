@@ -8,14 +8,15 @@
 #include <fmt/format.h>
 
 #include "moelab/core/parallel.hpp"
-#include "moelab/routing/detail/claim_tests.hpp"
+#include "moelab/routing/detail/claim_support.hpp"
 #include "moelab/routing/expert_packing.hpp"
 
 namespace moelab::routing::detail {
 
+namespace {
+
 using claims::TestResult;
 
-namespace {
 /// P[boundedness or separation fails] over `trials` trials of (m, d, k) drawn from `seed`.
 Welford fail_rate(int m, int d, int k, int trials, std::uint64_t seed) {
   const auto res = parallel_map<PackingCheck>(static_cast<std::size_t>(trials),
@@ -24,7 +25,6 @@ Welford fail_rate(int m, int d, int k, int trials, std::uint64_t seed) {
   for (const auto& p : res) w.add(!(p.bounded() && p.separated()));
   return w;
 }
-}  // namespace
 
 claims::Evidence check_expert_packing(const claims::CheckBudget& b, const RngKey& key) {
   constexpr int m = 10, k = 3;
@@ -83,6 +83,15 @@ claims::Evidence check_expert_packing(const claims::CheckBudget& b, const RngKey
       pair_frac.mean(), pair_frac.standard_error(), packing_unseparated_probability(d_small), set_frac.mean(),
       set_frac.standard_error(), packing_unbounded_probability(d_small), law_trials, fail48.mean(), std::exp(-3.0));
   return e;
+}
+
+}  // namespace
+
+void register_packing_claims(claims::Registry& r) {
+  r.add({"routing.lemma33.packing", "granularity, Lemma 3.3 = Lemma A.8",
+         "u_j ~ N(0, I/(2dk)) give ||u_S||^2 <= 1 and ||u_S - u_S'||^2 >= |S delta S'|/(4k) for all S, S' with high probability "
+         "once d >= C k log m (union bound with Laurent-Massart tails).",
+         ClaimKind::bound, check_expert_packing});
 }
 
 }  // namespace moelab::routing::detail

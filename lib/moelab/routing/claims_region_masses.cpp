@@ -7,20 +7,20 @@
 
 #include <fmt/format.h>
 
-#include "moelab/routing/detail/claim_tests.hpp"
+#include "moelab/routing/detail/claim_support.hpp"
 #include "moelab/routing/order_statistics.hpp"
 #include "moelab/routing/region_mass_sampler.hpp"
 
 namespace moelab::routing::detail {
 
+namespace {
+
 using claims::TestResult;
 
-namespace {
 std::vector<RegionMassSummary> gaussian_draws(Backend backend, int m, int k, int d, int draws, std::uint64_t n, std::uint64_t seed) {
   const auto sampler = make_region_mass_sampler(backend);
   return region_mass_draws(*sampler, {m, k, d, InputLaw::gaussian, ScorePath::automatic, n}, draws, seed);
 }
-}  // namespace
 
 claims::Evidence check_region_masses(const claims::CheckBudget& b, const RngKey& key) {
   // (m, k) = (10, 3), C = 120; d = 16 ~ k (log m)^2 = 15.9 (the lemmas' condition with C = 1).
@@ -76,6 +76,15 @@ claims::Evidence check_region_masses(const claims::CheckBudget& b, const RngKey&
       balanced.standard_error(), ex.c2, ex.c1, dims.front(), dims.back(), exact[3].estimate, exact[3].std_error,
       second_moment_expansion(big_m, big_k).c2, big_d, big_lower, lemma_a5_necessary_dimension(m, k), e.relevance);
   return e;
+}
+
+}  // namespace
+
+void register_region_masses_claims(claims::Registry& r) {
+  r.add({"routing.lemma32.region_masses", "granularity, Lemma 3.2 (Eqs. 3.1-3.3), Lemmas A.5-A.7",
+         "For Gaussian routing vectors and d >= C k (log m)^2: E mu(U_S) = 1/C(m,k), E mu(U_S)^2 <= 3/C(m,k)^2, and at least 1/9 of "
+         "the regions have mass >= 1/(2 C(m,k)).",
+         ClaimKind::bound, check_region_masses, CudaPath::validated});
 }
 
 }  // namespace moelab::routing::detail

@@ -25,11 +25,13 @@
 
 #include <fmt/format.h>
 
-#include "moelab/routing/detail/claim_tests.hpp"
+#include "moelab/routing/detail/claim_support.hpp"
 #include "moelab/routing/separation.hpp"
 #include "moelab/routing/student_search.hpp"
 
 namespace moelab::routing::detail {
+
+namespace {
 
 using claims::TestResult;
 
@@ -100,6 +102,15 @@ claims::Evidence check_separation(const claims::CheckBudget& b, const RngKey& ke
                        C099, teacher.packing.max_norm2, teacher.packing.min_distance2, 0.5 / k, norm2, train.teacher.size(), batches, n,
                        inside, min_ratio, outside);
   return e;
+}
+
+}  // namespace
+
+void register_separation_claims(claims::Registry& r) {
+  r.add({"routing.thm31.separation", "granularity, Theorem 3.1 (proof, Eqs. 3.5-3.6), in miniature",
+         "An (m, k)-MoE with constant experts cannot be approximated by any (m', k')-MoE with C(m', k') <= c C(m, k)^0.99: for "
+         "optimised students the error is at least the a-priori floor (delta/4)(1 - sum of the p largest mu(U_S)).",
+         ClaimKind::bound, check_separation});
 }
 
 }  // namespace moelab::routing::detail

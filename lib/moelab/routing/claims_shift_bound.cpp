@@ -8,15 +8,16 @@
 
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/parallel.hpp"
-#include "moelab/routing/detail/claim_tests.hpp"
+#include "moelab/routing/detail/claim_support.hpp"
 #include "moelab/routing/order_statistics.hpp"
 #include "moelab/routing/subset_rank.hpp"
 
 namespace moelab::routing::detail {
 
+namespace {
+
 using claims::TestResult;
 
-namespace {
 /// Fraction, per chunk of `chunk` draws, of draws where X_1..X_k ~ N(delta, 1) are the top k of m
 /// (the others N(0, 1)); chunk c uses RandomStream(seed, routing_points, c).
 std::vector<double> top_set_fractions(int m, int k, double delta, std::int64_t chunks, std::int64_t chunk, std::uint64_t seed) {
@@ -35,7 +36,6 @@ std::vector<double> top_set_fractions(int m, int k, double delta, std::int64_t c
     return static_cast<double>(hits) / static_cast<double>(chunk);
   });
 }
-}  // namespace
 
 claims::Evidence check_shift_bound(const claims::CheckBudget& b, const RngKey& key) {
   constexpr int m = 8, k = 2;
@@ -68,6 +68,14 @@ claims::Evidence check_shift_bound(const claims::CheckBudget& b, const RngKey& k
   e.note = fmt::format("(m, k) = (8, 2), {} draws per delta; {}; relevance min_delta (bound - 1/C) = {:.3g}", samples, detail,
                        relevance);
   return e;
+}
+
+}  // namespace
+
+void register_shift_bound_claims(claims::Registry& r) {
+  r.add({"routing.lemmaA3.shift_bound", "granularity, Lemma A.3",
+         "With X_1..X_k ~ N(delta, 1) and the other m - k ~ N(0, 1), P[the first k are the top k] <= exp(delta k sqrt(2 log m)) / C(m, k).",
+         ClaimKind::bound, check_shift_bound});
 }
 
 }  // namespace moelab::routing::detail

@@ -14,9 +14,11 @@
 
 namespace moelab::scaling::detail {
 
+namespace {
+
 // Lemma 3.7's routing term L l k log(e M / k) bounds the log-number of routing patterns L l log C(M, k); and
 // the patterns random linear routers realise on l tokens (one layer) lie below both.
-Evidence routing_overhead_claim(const CheckBudget& b, const RngKey& key) {
+Evidence check_routing_overhead(const CheckBudget& b, const RngKey& key) {
   double min_gap = INFINITY, max_gap_reverse = -INFINITY;
   int n = 0;
   for (double M : {2.0, 4.0, 8.0, 16.0, 64.0, 256.0, 1024.0, 65536.0})
@@ -58,10 +60,6 @@ Evidence routing_overhead_claim(const CheckBudget& b, const RngKey& key) {
   return e;
 }
 
-}  // namespace moelab::scaling::detail
-
-namespace moelab::scaling::detail {
-
 // Lemma 3.7's active-parameter term (P_attn + L k P_exp) log(kappa R M0 / delta), checked on an MoE layer
 // whose sup-norm covering numbers are exact. One layer (L = 1, P_attn = 0) of M scalar linear experts
 // (P_exp = 1, theta_j in [-R, R]), top-k = 1 routing, an input of l tokens x_t > 0; the lemma's proof
@@ -74,7 +72,6 @@ namespace moelab::scaling::detail {
 // Hence log N(delta) grows as J log(1/delta) = min(M, l k) log(1/delta): the parameters active on the
 // sequence, not the k per token of the printed term. Lipschitz constant kappa = max x (sup norm in theta),
 // output bound M0 = R max x.
-namespace {
 struct ActiveCase {
   int l, M;
 };
@@ -83,9 +80,8 @@ double exact_log_covering(const ActiveCase& c, double R, double delta) {
   for (int j = 0; j < std::min(c.M, c.l); ++j) s += std::log(std::ceil(R * (1.0 + 0.37 * j / c.l) / delta));
   return s;
 }
-}  // namespace
 
-Evidence active_parameters_claim(const CheckBudget&, const RngKey&) {
+Evidence check_active_parameters(const CheckBudget&, const RngKey&) {
   const double R = 1.0, d1 = 1e-6, d2 = 1e-9;  // two resolutions three decades apart: the slope in log(1/delta)
   const std::vector<ActiveCase> cases{{2, 64}, {8, 64}, {32, 64}, {8, 4}, {32, 8}};
   double worst_printed = 0.0, worst_exact = 0.0, worst_control = INFINITY;
@@ -130,6 +126,18 @@ Evidence active_parameters_claim(const CheckBudget&, const RngKey&) {
                        "experts: with an absolute constant the printed form fails as l grows",
                        slopes);
   return e;
+}
+
+}  // namespace
+
+void register_covering_claims(claims::Registry& r) {
+  r.add({"scaling.lemma37.routing_overhead", "scaling, Lemma 3.7",
+         "The routing term L l k log(e M / k) of the covering bound upper-bounds the log-number of routing patterns.", ClaimKind::bound,
+         check_routing_overhead});
+  r.add({"scaling.lemma37.active_parameters", "scaling, Lemma 3.7",
+         "The parameter term of the covering bound counts the active parameters P_attn + L k P_exp: log N(delta) grows as "
+         "(P_attn + L k P_exp) log(1/delta).",
+         ClaimKind::bound, check_active_parameters});
 }
 
 }  // namespace moelab::scaling::detail

@@ -20,11 +20,13 @@
 
 namespace moelab::scaling::detail {
 
+namespace {
+
 // (i) Fixed routing: E = 8 equal cells, f(x) = sin(2 pi x + 0.3) (not in the class: approximation > 0),
 // sigma = 0.5. ERM over the E constants is the regressogram; its expected L2 excess risk is exact
 // (regressogram_risk: multinomial counts, empty cells predicted 0). Monte-Carlo: each trial draws (x, y) and
 // computes its excess exactly (cell moments of the sine in closed form), so the only error is sampling.
-Evidence erm_fixed_routing_claim(const CheckBudget& b, const RngKey& key) {
+Evidence check_erm_fixed_routing(const CheckBudget& b, const RngKey& key) {
   const int E = 8;
   const double sigma = 0.5, phase = 0.3, sigma2 = sigma * sigma;
   const std::int64_t trials = b.pick<std::int64_t>(10000, 100000);
@@ -73,7 +75,7 @@ Evidence erm_fixed_routing_claim(const CheckBudget& b, const RngKey& key) {
 //    most a fixed pattern's, sigma^2 E / n, what a dense model with the same E active parameters pays), "the
 //    overhead does not grow with n" (b = 0) and "the overhead is linear in the number of patterns"
 //    (r ~ C(n - 1, E - 1) ~ n^(E - 1): log-log slope E - 1).
-Evidence erm_routing_overhead_claim(const CheckBudget& b, const RngKey& key) {
+Evidence check_erm_routing_overhead(const CheckBudget& b, const RngKey& key) {
   const int E = 4;
   const double sigma = 1.0, sigma2 = 1.0;
   const PiecewiseConstant flat{{0.0, 0.25, 0.5, 0.75, 1.0}, {0.0, 0.0, 0.0, 0.0}};
@@ -169,6 +171,19 @@ Evidence erm_routing_overhead_claim(const CheckBudget& b, const RngKey& key) {
       trials, per_n, lin.coef[0], lin.coef[1], lin.se[1], lin.chi2, lin.dof, power_fit.coef[1], power_fit.se[1], q_fit.coef[0],
       q_fit.coef[1], q_fit.se[1], q_relevance, worst_tightness, sep);
   return e;
+}
+
+}  // namespace
+
+void register_erm_claims(claims::Registry& r) {
+  r.add({"scaling.erm.fixed_routing", "scaling, generalization bound (review: \"standard ERM analysis for squared loss\")",
+         "With a fixed routing pattern (E cells, constant experts) ERM is the regressogram: excess risk = approximation error + "
+         "sigma^2 E / n up to exact finite-n terms.",
+         ClaimKind::equality, check_erm_fixed_routing});
+  r.add({"scaling.erm.routing_overhead", "scaling, generalization bound with Lemma 3.7's routing overhead",
+         "Excess risk of ERM over routed models <~ approximation error + sigma^2 (active parameters + log #routing patterns) / "
+         "n: with learned routing the overhead grows like log C(n-1, E-1) ~ E log n, beyond a fixed pattern's sigma^2 E / n.",
+         ClaimKind::bound, check_erm_routing_overhead});
 }
 
 }  // namespace moelab::scaling::detail

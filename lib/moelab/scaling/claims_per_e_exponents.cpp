@@ -28,12 +28,12 @@
 namespace moelab::scaling::detail {
 
 namespace {
+
 // The assumed per-E exponent law (see the file comment).
 double mu_of(double E) { return 0.34 - 0.02 * std::log(E); }
 double nu_of(double E) { return 0.28 + 0.01 * std::log(E); }
-}  // namespace
 
-Evidence per_e_exponents_claim(const CheckBudget& b, const RngKey&) {
+Evidence check_per_e_exponents(const CheckBudget& b, const RngKey&) {
   const int G = b.pick(40001, 400001);
   const std::vector<double> flops{1e15, 1e18, 1e21, 1e24};
   std::int64_t cases = 0, outside = 0, swapped_cases = 0, swapped_outside = 0, slope_violations = 0, e_cases = 0;
@@ -92,6 +92,15 @@ Evidence per_e_exponents_claim(const CheckBudget& b, const RngKey&) {
       G, outside, cases, tol, worst_slope, table, smallest_change, total_change, e_independent_violations, e_cases, swapped_outside,
       swapped_cases);
   return e;
+}
+
+}  // namespace
+
+void register_per_e_exponents_claims(claims::Registry& r) {
+  r.add({"scaling.per_e_exponents", "scaling, Sec. 5 / appendix (review line 83: alpha_N(E) := mu(E), alpha_D(E) := nu(E))",
+         "Reading per-E exponents mu(E), nu(E) into L = E0 + A N^-mu + B D^-nu with F = 6 N_act D gives N* ~ "
+         "F^(nu(E)/(mu(E)+nu(E))): an allocation exponent that moves with E.",
+         ClaimKind::equality, check_per_e_exponents});
 }
 
 }  // namespace moelab::scaling::detail

@@ -59,7 +59,9 @@ AllocationSweep allocation_sweep(const LossModel& model, const std::vector<doubl
   return r;
 }
 
-Evidence compute_optimal_claim(const CheckBudget& b, const RngKey&) {
+namespace {
+
+Evidence check_compute_optimal(const CheckBudget& b, const RngKey&) {
   const int G = b.pick(40001, 400001);
   std::int64_t cases = 0, outside = 0, outside_swapped = 0, outside_half = 0, n_swapped = 0, n_half = 0;
   double worst_slope = 0.0, worst_slope_half = INFINITY, slope_tol = 0.0;
@@ -112,7 +114,7 @@ Evidence compute_optimal_claim(const CheckBudget& b, const RngKey&) {
 // (b) beta = 0.5 and 1.5, d = 1, with a top-1 linear router (uniform cells and cells warped by
 //     t = u + 0.3 u (1 - u)) and constant (beta = 0.5) or affine (beta = 1.5) experts, on a C^beta lacunary
 //     target, the error in closed form (routed_approximation.hpp).
-Evidence rate_claim(const CheckBudget&, const RngKey&) {
+Evidence check_approximation_rate(const CheckBudget&, const RngKey&) {
   auto slope_fit = [](const std::vector<double>& x, const std::vector<double>& y) {
     double sx = 0, sy = 0, sxx = 0, sxy = 0;
     const double k = static_cast<double>(x.size());
@@ -181,6 +183,17 @@ Evidence rate_claim(const CheckBudget&, const RngKey&) {
                        "manifold, d = 1 for beta != 1) of the theorem's C^beta-on-a-d-manifold statement",
                        s1, s2, s3, r05u, r05w, r15u, r15w, sat);
   return e;
+}
+
+}  // namespace
+
+void register_scaling_laws_claims(claims::Registry& r) {
+  r.add({"scaling.thm43.rate", "scaling, Theorem 4.3 (as stated in the review)",
+         "The approximation error of an E-expert MoE decays as E^(-beta/d) for C^beta targets on a d-dimensional domain.",
+         ClaimKind::asymptotic, check_approximation_rate});
+  r.add({"scaling.compute_optimal", "scaling, Sec. 5 (F = 6 N_act D); Hoffmann et al. 2022, Eq. 4",
+         "Under F = 6 N D the loss-minimising N_act and D follow N ~ F^(aD/(aN+aD)), D ~ F^(aN/(aN+aD)).", ClaimKind::equality,
+         check_compute_optimal});
 }
 
 }  // namespace moelab::scaling::detail

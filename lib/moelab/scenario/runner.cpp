@@ -3,14 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <sstream>
-
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -18,6 +13,7 @@
 #include "moelab/core/distributed.hpp"
 #include "moelab/core/error.hpp"
 #include "moelab/core/interrupt.hpp"
+#include "moelab/core/memory.hpp"
 #include "moelab/core/parallel.hpp"
 #include "moelab/core/version.hpp"
 
@@ -38,77 +34,6 @@ RngKey point_key(std::uint64_t seed, const std::string& study, const SweepPoint&
   RngKey k = RngKey::root(seed).with(study);
   for (const auto& [key, value] : point.coordinates) k = k.with(key + "=" + value);
   return k;
-}
-
-double machine_memory_bytes() {
-  double bytes = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGESIZE));
-  if (!(bytes > 0)) bytes = 1e18;
-  // A container's limit (cgroup v2, then v1) is what the process can really get.
-  for (const char* f : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
-    std::ifstream in(f);
-    double limit = 0;
-    if (in >> limit && limit > 0) bytes = std::min(bytes, limit);
-  }
-  // What the kernel can give without swapping or killing (MemAvailable): on a shared machine the
-  // physical size admitted a 24 GB run with 15 GB free, which the OOM killer ended.
-  std::ifstream meminfo("/proc/meminfo");
-  for (std::string key; meminfo >> key;) {
-    double kb = 0;
-    if (key == "MemAvailable:" && meminfo >> kb && kb > 0) bytes = std::min(bytes, 1024.0 * kb);
-    meminfo.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
-  }
-  // The process's own limits (ulimit -v / -d, a batch system's address-space limit): what is left
-  // under them, beyond what the process already maps (RLIMIT_AS: its address space; RLIMIT_DATA: its
-  // data segment and private mappings, counted as VmData).
-  const auto status_kb = [](const char* key) {
-    std::ifstream st("/proc/self/status");
-    for (std::string k; st >> k;) {
-      double kb = 0;
-      if (k == key && st >> kb) return kb;
-      st.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
-    }
-    return 0.0;
-  };
-  for (const auto& [resource, key] : {std::pair{RLIMIT_AS, "VmSize:"}, std::pair{RLIMIT_DATA, "VmData:"}}) {
-    rlimit rl{};
-    if (::getrlimit(resource, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-      bytes = std::min(bytes, std::max(0.0, static_cast<double>(rl.rlim_cur) - 1024.0 * status_kb(key)));
-  }
-  return bytes > 0 ? bytes : 1.0;
-}
-
-std::string format_bytes(double b) {
-  if (!(b < 1e30)) return fmt::format("{:.3g} bytes", b);
-  const char* units[] = {"bytes", "kB", "MB", "GB", "TB", "PB", "EB"};
-  int u = 0;
-  while (b >= 1000.0 && u < 6) b /= 1000.0, ++u;
-  return u == 0 ? fmt::format("{:.0f} bytes", b) : fmt::format("{:.3g} {}", b, units[u]);
-}
-
-bool parse_memory_size(const std::string& text, double& bytes) {
-  std::size_t end = 0;
-  double x = 0;
-  try {
-    x = std::stod(text, &end);
-  } catch (...) {
-    return false;
-  }
-  std::string unit = text.substr(end);
-  unit.erase(0, unit.find_first_not_of(' '));
-  if (!unit.empty() && (unit.back() == 'B' || unit.back() == 'b') && unit != "b") unit.pop_back();
-  double scale = 1;
-  if (unit.empty()) scale = 1;
-  else if (unit == "k" || unit == "K") scale = 1e3;
-  else if (unit == "M") scale = 1e6;
-  else if (unit == "G") scale = 1e9;
-  else if (unit == "T") scale = 1e12;
-  else if (unit == "Ki") scale = 1024.0;
-  else if (unit == "Mi") scale = 1024.0 * 1024;
-  else if (unit == "Gi") scale = 1024.0 * 1024 * 1024;
-  else if (unit == "Ti") scale = 1024.0 * 1024 * 1024 * 1024;
-  else return false;
-  bytes = x * scale;
-  return std::isfinite(bytes) && bytes > 0;
 }
 
 namespace {
@@ -235,134 +160,179 @@ std::pair<std::int64_t, std::int64_t> trial_block(std::int64_t trials, int ranks
   return {begin, begin + base + (rank < extra ? 1 : 0)};
 }
 
-}  // namespace
+// run_scenario in three steps: plan (validation, cost refusal, the point list; every rank, before
+// any work), shard (journal and resume, the missing points over ranks and threads; rank 0 collects
+// every point's rows) and assemble (rows in point order into the CSV table with its metadata; the
+// CLI writes it atomically).
 
-CsvTable run_scenario(const StudyDef& study, const Scenario& sc, const McBudget& budget, const RunOptions& options) {
-  Communicator& comm = world();
-  const int ranks = comm.size(), rank = comm.rank();
-  const bool root = rank == 0;
-  std::exception_ptr failure;
-  std::optional<Backend> backend;
+/// What the plan settles before any work, the same on every rank: the backend, the trials per point,
+/// every sweep point prepared, and each point's weight for sharing the points out over ranks.
+struct RunPlan {
+  Backend backend = Backend::cpu;
   std::int64_t trials = 0;
-  std::optional<ThreadCountScope> thread_scope;
   std::vector<SweepPoint> points;
   std::vector<std::any> prepared;
   std::vector<double> weight;
-  std::unique_ptr<Journal> journal;
-  std::vector<std::optional<std::vector<CsvRow>>> done;
-  // Validate everything first, on every rank (the same checks give the same answer everywhere;
-  // agree_on_failure makes sure of it): a bad value at the last sweep point must not cost a long run.
-  try {
-    // The backend is resolved first so that points can check limits that depend on it.
-    std::string why;
-    backend = resolve_backend(budget.backend, study.cuda, &why);
-    if (!backend)
-      throw InputError(sc.path, 0, "monte_carlo.backend", fmt::format("cannot run study '{}' on cuda: {}", sc.study, why));
-    trials = study.trial_unit.empty() ? 0 : budget.trials;
-    if (!study.trial_unit.empty() && trials < study.min_trials)
-      throw InputError(sc.path, 0, "monte_carlo.trials",
-                       fmt::format("study '{}' needs at least {} {} per point, got {}", study.name, study.min_trials,
-                                   study.trial_unit, trials));
-    if (budget.threads > max_threads())
-      throw InputError(sc.path, 0, "monte_carlo.threads",
-                       fmt::format("must be at most {} (what this process can run), got {}", max_threads(), budget.threads));
-    thread_scope.emplace(budget.threads);
-    const double limit = budget.max_memory > 0 ? budget.max_memory : machine_memory_bytes();
-    const char* limit_name = budget.max_memory > 0 ? "the limit set by --max-memory / [monte_carlo] max_memory"
-                                                   : "the memory this process can get (the machine's, a cgroup "
-                                                     "limit, ulimit -v / -d)";
-    RunEstimate est;
-    double n_points = 1;
-    for (const auto& axis : sc.axes) n_points *= static_cast<double>(axis.values.size());
-    est.frame_bytes = n_points * (kBytesPerPoint + kBytesPerAxis * static_cast<double>(sc.axes.size()) +
-                                  kBytesPerCell * static_cast<double>(study.columns.size()));
-    const auto refuse = [&](const std::string& what) {
-      throw InputError(sc.path, 0, "monte_carlo.max_memory",
-                       fmt::format("the run would need about {} ({}), more than {} ({}); lower the budget or the sizes, "
-                                   "or raise --max-memory if the estimate is too high",
-                                   format_bytes(est.peak()), what, limit_name, format_bytes(limit)));
-    };
-    if (est.peak() > limit) refuse(fmt::format("{:.3g} sweep points", n_points));
-    points = sc.points();
-    prepared = prepare_points(study, sc, points, *backend);
-    est.modelled = static_cast<bool>(study.cost);
-    weight.resize(prepared.size());
-    for (std::size_t i = 0; i < prepared.size(); ++i) {
-      const StudyCost c = study.cost ? study.cost(prepared[i], trials) : StudyCost{};
-      const double bytes = c.bytes + static_cast<double>(trials) * study.result_bytes_per_trial;
-      if (bytes > est.point_bytes || !(bytes == bytes)) est.point_bytes = bytes, est.worst_point = i;
-      est.work += c.work;
-      // A point's weight for sharing points out over ranks: its modelled operations, else its
-      // progress units (trials); any positive number works, the bytes do not depend on it.
-      weight[i] = study.cost && c.work > 0 && std::isfinite(c.work) ? c.work
-                                                                    : static_cast<double>(std::max<std::size_t>(1, study.work(prepared[i], trials)));
-    }
-    const auto where = [&] {
-      std::string at = fmt::format("{} trials", trials);
-      for (const auto& [k, v] : points[est.worst_point].coordinates) at += fmt::format(", {} = {}", k, v);
-      return at;
-    };
-    if (!(est.peak() <= limit)) refuse(fmt::format("largest point: {}", where()));
-    const double seconds = est.work / (kOpsPerSecond * std::max(1, num_threads()) * ranks);
-    if (root && (seconds > 10 || est.peak() > 1e9))
-      fmt::print(stderr, "moelab: estimate for {}: about {} of memory{}\n", sc.study, format_bytes(est.peak()),
-                 est.modelled ? fmt::format(", {:.3g} operations (~{:.0f} s on {} threads at {:g} op/s each)", est.work,
-                                            seconds, num_threads() * ranks, kOpsPerSecond)
-                              : std::string(" (the study declares no cost model: its own memory is not counted)"));
-    done.resize(points.size());
-    if (root && !options.journal.empty()) {
-      journal = std::make_unique<Journal>(options.journal, run_identity(study, sc, budget, *backend), options.resume);
-      for (const auto& [unit, payload] : journal->records()) {
-        if (unit >= points.size())
-          throw InputError(options.journal, 0, "journal", fmt::format("unit {} is past this run's {} points; rerun without --resume", unit, points.size()));
-        done[unit] = decode_point(points[unit], payload, options.journal, unit);
-      }
-    }
-  } catch (...) {
-    failure = std::current_exception();
+};
+
+/// Each sweep point's rows, once rank 0 has them (from the journal, its own work or another rank).
+using PointRows = std::vector<std::optional<std::vector<CsvRow>>>;
+
+// ---- plan ----
+
+/// Throws InputError when the backend, the trials, the threads or any point is invalid, or when the
+/// estimated memory is over the limit; sets the run's thread count (`threads`, kept by the caller
+/// for the whole run) and prints the estimate (rank 0) when the run is long.
+RunPlan plan_run(const StudyDef& study, const Scenario& sc, const McBudget& budget, int ranks, bool root,
+                 std::optional<ThreadCountScope>& threads) {
+  RunPlan plan;
+  // The backend is resolved first so that points can check limits that depend on it.
+  std::string why;
+  const std::optional<Backend> backend = resolve_backend(budget.backend, study.cuda, &why);
+  if (!backend)
+    throw InputError(sc.path, 0, "monte_carlo.backend", fmt::format("cannot run study '{}' on cuda: {}", sc.study, why));
+  plan.backend = *backend;
+  const std::int64_t trials = study.trial_unit.empty() ? 0 : budget.trials;
+  plan.trials = trials;
+  if (!study.trial_unit.empty() && trials < study.min_trials)
+    throw InputError(sc.path, 0, "monte_carlo.trials",
+                     fmt::format("study '{}' needs at least {} {} per point, got {}", study.name, study.min_trials,
+                                 study.trial_unit, trials));
+  if (budget.threads > max_threads())
+    throw InputError(sc.path, 0, "monte_carlo.threads",
+                     fmt::format("must be at most {} (what this process can run), got {}", max_threads(), budget.threads));
+  threads.emplace(budget.threads);
+  const double limit = budget.max_memory > 0 ? budget.max_memory : machine_memory_bytes();
+  const char* limit_name = budget.max_memory > 0 ? "the limit set by --max-memory / [monte_carlo] max_memory"
+                                                 : "the memory this process can get (the machine's, a cgroup "
+                                                   "limit, ulimit -v / -d)";
+  RunEstimate est;
+  double n_points = 1;
+  for (const auto& axis : sc.axes) n_points *= static_cast<double>(axis.values.size());
+  est.frame_bytes = n_points * (kBytesPerPoint + kBytesPerAxis * static_cast<double>(sc.axes.size()) +
+                                kBytesPerCell * static_cast<double>(study.columns.size()));
+  const auto refuse = [&](const std::string& what) {
+    throw InputError(sc.path, 0, "monte_carlo.max_memory",
+                     fmt::format("the run would need about {} ({}), more than {} ({}); lower the budget or the sizes, "
+                                 "or raise --max-memory if the estimate is too high",
+                                 format_bytes(est.peak()), what, limit_name, format_bytes(limit)));
+  };
+  if (est.peak() > limit) refuse(fmt::format("{:.3g} sweep points", n_points));
+  plan.points = sc.points();
+  plan.prepared = prepare_points(study, sc, plan.points, plan.backend);
+  est.modelled = static_cast<bool>(study.cost);
+  plan.weight.resize(plan.prepared.size());
+  for (std::size_t i = 0; i < plan.prepared.size(); ++i) {
+    const StudyCost c = study.cost ? study.cost(plan.prepared[i], trials) : StudyCost{};
+    const double bytes = c.bytes + static_cast<double>(trials) * study.result_bytes_per_trial;
+    if (bytes > est.point_bytes || !(bytes == bytes)) est.point_bytes = bytes, est.worst_point = i;
+    est.work += c.work;
+    // A point's weight for sharing points out over ranks: its modelled operations, else its
+    // progress units (trials); any positive number works, the bytes do not depend on it.
+    plan.weight[i] = study.cost && c.work > 0 && std::isfinite(c.work)
+                         ? c.work
+                         : static_cast<double>(std::max<std::size_t>(1, study.work(plan.prepared[i], trials)));
   }
-  agree_on_failure(failure);
+  const auto where = [&] {
+    std::string at = fmt::format("{} trials", trials);
+    for (const auto& [k, v] : plan.points[est.worst_point].coordinates) at += fmt::format(", {} = {}", k, v);
+    return at;
+  };
+  if (!(est.peak() <= limit)) refuse(fmt::format("largest point: {}", where()));
+  const double seconds = est.work / (kOpsPerSecond * std::max(1, num_threads()) * ranks);
+  if (root && (seconds > 10 || est.peak() > 1e9))
+    fmt::print(stderr, "moelab: estimate for {}: about {} of memory{}\n", sc.study, format_bytes(est.peak()),
+               est.modelled ? fmt::format(", {:.3g} operations (~{:.0f} s on {} threads at {:g} op/s each)", est.work,
+                                          seconds, num_threads() * ranks, kOpsPerSecond)
+                            : std::string(" (the study declares no cost model: its own memory is not counted)"));
+  return plan;
+}
+
+// ---- shard ----
+
+/// Rank 0 with a journal: opens it (create, or --resume from an earlier run with the same identity)
+/// and takes the rows of the points that run completed into `done`.
+std::unique_ptr<Journal> open_journal(const StudyDef& study, const Scenario& sc, const McBudget& budget,
+                                      const RunOptions& options, const RunPlan& plan, PointRows& done) {
+  auto journal = std::make_unique<Journal>(options.journal, run_identity(study, sc, budget, plan.backend), options.resume);
+  for (const auto& [unit, payload] : journal->records()) {
+    if (unit >= plan.points.size())
+      throw InputError(options.journal, 0, "journal",
+                       fmt::format("unit {} is past this run's {} points; rerun without --resume", unit, plan.points.size()));
+    done[unit] = decode_point(plan.points[unit], payload, options.journal, unit);
+  }
+  return journal;
+}
+
+/// This rank's share of the missing points (done_mask[i] == '0'): `collective`, the points whose
+/// trials every rank splits (a point over 1/R of the work, for studies with trial blocks), and
+/// `mine`, the whole points this rank runs (largest first to the least loaded rank; in point order).
+struct Shares {
+  std::vector<std::size_t> collective;
+  std::vector<std::size_t> mine;
+};
+
+Shares share_points(const StudyDef& study, const RunPlan& plan, const std::string& done_mask, int ranks, int rank) {
+  Shares s;
+  std::vector<std::size_t> todo;
+  double total = 0;
+  for (std::size_t i = 0; i < plan.points.size(); ++i)
+    if (done_mask[i] == '0') todo.push_back(i), total += plan.weight[i];
+  if (ranks == 1) {
+    s.mine = todo;
+    return s;
+  }
+  std::vector<std::size_t> whole;
+  for (std::size_t i : todo) {
+    if (study.trial_block && plan.trials >= ranks && plan.weight[i] * ranks > total) s.collective.push_back(i);
+    else whole.push_back(i);
+  }
+  // Largest first to the least loaded rank (ties: lower index, lower rank): deterministic.
+  std::stable_sort(whole.begin(), whole.end(), [&](std::size_t a, std::size_t b) { return plan.weight[a] > plan.weight[b]; });
+  std::vector<double> load(static_cast<std::size_t>(ranks), 0.0);
+  for (std::size_t i : whole) {
+    const auto r = static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin());
+    load[static_cast<std::size_t>(r)] += plan.weight[i];
+    if (r == rank) s.mine.push_back(i);
+  }
+  std::sort(s.mine.begin(), s.mine.end());
+  return s;
+}
+
+/// Runs the points `done` is missing: rank 0 says which (from the journal), each rank runs its share
+/// (each point's trials in parallel over the threads), and rank 0 ends with every point's rows in
+/// `done`, journaling each point as it arrives. A failure on any rank is thrown on every rank.
+void run_shards(const StudyDef& study, const Scenario& sc, const McBudget& budget, const RunOptions& options,
+                const RunPlan& plan, Journal* journal, PointRows& done) {
+  Communicator& comm = world();
+  const int ranks = comm.size(), rank = comm.rank();
+  const bool root = rank == 0;
+  const auto& points = plan.points;
+  const std::int64_t trials = plan.trials;
+  std::exception_ptr failure;
 
   // Which points are left (rank 0 knows from the journal), and who runs what.
   std::string done_mask(points.size(), '0');
   if (root)
     for (std::size_t i = 0; i < points.size(); ++i) done_mask[i] = done[i] ? '1' : '0';
   comm.broadcast(done_mask);
-  std::vector<std::size_t> collective;                       // trials split over every rank
-  std::vector<std::size_t> mine;                             // run whole by this rank
-  std::vector<std::size_t> todo;
-  double total = 0;
-  for (std::size_t i = 0; i < points.size(); ++i)
-    if (done_mask[i] == '0') todo.push_back(i), total += weight[i];
-  if (ranks == 1) {
-    mine = todo;
-  } else {
-    std::vector<std::size_t> whole;
-    for (std::size_t i : todo) {
-      if (study.trial_block && trials >= ranks && weight[i] * ranks > total) collective.push_back(i);
-      else whole.push_back(i);
-    }
-    // Largest first to the least loaded rank (ties: lower index, lower rank): deterministic.
-    std::stable_sort(whole.begin(), whole.end(), [&](std::size_t a, std::size_t b) { return weight[a] > weight[b]; });
-    std::vector<double> load(static_cast<std::size_t>(ranks), 0.0);
-    for (std::size_t i : whole) {
-      const auto r = static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin());
-      load[static_cast<std::size_t>(r)] += weight[i];
-      if (r == rank) mine.push_back(i);
-    }
-    std::sort(mine.begin(), mine.end());
-  }
+  Shares share = share_points(study, plan, done_mask, ranks, rank);
+  const std::vector<std::size_t>& collective = share.collective;
+  std::vector<std::size_t>& mine = share.mine;
 
-  if (root && *backend == Backend::cuda && study.cuda == CudaPath::experimental)
+  if (root && plan.backend == Backend::cuda && study.cuda == CudaPath::experimental)
     fmt::print(stderr, "moelab: warning: study '{}' runs on an experimental CUDA path (not yet validated against the CPU "
                        "reference on a device); compare with --backend cpu before trusting it\n", sc.study);
   std::size_t work = 0;
-  for (std::size_t i : mine) work += study.work(prepared[i], trials);
+  for (std::size_t i : mine) work += study.work(plan.prepared[i], trials);
   if (!collective.empty()) {
     const auto [b, e] = trial_block(trials, ranks, rank);
     work += collective.size() * static_cast<std::size_t>(e - b);
   }
   Progress progress(work, ranks > 1 ? fmt::format("{} (rank 0 of {})", sc.name, ranks) : sc.name);
+  const auto context = [&](std::size_t i) {
+    return RunContext{point_key(budget.seed, study.name, points[i]), trials, plan.backend, &progress};
+  };
   const auto record = [&](std::size_t i, std::vector<CsvRow> rows, const std::string* payload) {
     if (journal) journal->append(i, payload ? *payload : encode_point(points[i], rows));
     done[i] = std::move(rows);
@@ -374,8 +344,7 @@ CsvTable run_scenario(const StudyDef& study, const Scenario& sc, const McBudget&
     try {
       check_interrupted();
       const auto [b, e] = trial_block(trials, ranks, rank);
-      const RunContext ctx{point_key(budget.seed, study.name, points[i]), trials, *backend, &progress};
-      block = study.trial_block(prepared[i], ctx, b, e);
+      block = study.trial_block(plan.prepared[i], context(i), b, e);
     } catch (...) {
       failure = std::current_exception();
     }
@@ -385,9 +354,8 @@ CsvTable run_scenario(const StudyDef& study, const Scenario& sc, const McBudget&
       try {
         std::string all;
         for (const auto& part : blocks) all += part;
-        const RunContext ctx{point_key(budget.seed, study.name, points[i]), trials, *backend, &progress};
         RowSink rows(study.columns);
-        study.reduce_block(prepared[i], all, ctx, rows);
+        study.reduce_block(plan.prepared[i], all, context(i), rows);
         record(i, rows.take(), nullptr);
       } catch (...) {
         failure = std::current_exception();
@@ -409,8 +377,8 @@ CsvTable run_scenario(const StudyDef& study, const Scenario& sc, const McBudget&
     std::vector<const std::any*> batch;
     std::vector<RunContext> contexts;
     for (std::size_t i : mine) {
-      batch.push_back(&prepared[i]);
-      contexts.push_back(RunContext{point_key(budget.seed, study.name, points[i]), trials, *backend, &progress});
+      batch.push_back(&plan.prepared[i]);
+      contexts.push_back(context(i));
       if (!options.journal.empty())
         contexts.back().state_path = options.journal + (comm.size() > 1 ? fmt::format(".rank{}", comm.rank()) : std::string()) + ".state";
     }
@@ -432,9 +400,8 @@ CsvTable run_scenario(const StudyDef& study, const Scenario& sc, const McBudget&
     if (failure) break;
     try {
       check_interrupted();
-      const RunContext ctx{point_key(budget.seed, study.name, points[i]), trials, *backend, &progress};
       RowSink sink(study.columns);
-      study.run(prepared[i], ctx, sink);
+      study.run(plan.prepared[i], context(i), sink);
       auto rows = sink.take();
       if (root) {
         record(i, std::move(rows), nullptr);
@@ -448,8 +415,14 @@ CsvTable run_scenario(const StudyDef& study, const Scenario& sc, const McBudget&
   }
   collect.finish();  // rank 0: every other rank's points; then the failure agreement
   progress.finish();
-  if (!root) return CsvTable{};
+}
 
+// ---- assemble ----
+
+/// Rank 0: the table of every point's rows in point order, with the run's metadata (tool, scenario,
+/// study, seed, trials, backend, sweep axes) and the study's summary lines.
+CsvTable assemble_table(const StudyDef& study, const Scenario& sc, const McBudget& budget, const RunPlan& plan,
+                        PointRows& done) {
   CsvTable t;
   t.add_metadata("tool", tool_provenance());
   t.add_metadata("scenario", sc.path);
@@ -458,18 +431,43 @@ CsvTable run_scenario(const StudyDef& study, const Scenario& sc, const McBudget&
   t.add_metadata("seed", fmt::format("{}", budget.seed));
   t.add_metadata("trials", study.trial_unit.empty() ? std::string("none (deterministic)")
                                                     : fmt::format("{} {} per point", budget.trials, study.trial_unit));
-  const bool experimental = *backend == Backend::cuda && study.cuda == CudaPath::experimental;
+  const bool experimental = plan.backend == Backend::cuda && study.cuda == CudaPath::experimental;
   t.add_metadata("backend", experimental ? "cuda (experimental path: not yet validated against the CPU on a device)"
-                                         : to_string(*backend));
+                                         : to_string(plan.backend));
   for (const auto& axis : sc.axes) t.add_metadata("sweep", axis.key);
   t.columns = study.column_names();
-  for (std::size_t i = 0; i < points.size(); ++i) {
+  for (std::size_t i = 0; i < plan.points.size(); ++i) {
     MOELAB_EXPECT(done[i].has_value(), "every sweep point has its rows");
     for (auto& row : *done[i]) t.add_row(std::move(row));
   }
   if (study.summarize)
     for (auto& kv : study.summarize(TableView(t))) t.add_metadata(kv.first, kv.second);
   return t;
+}
+
+}  // namespace
+
+CsvTable run_scenario(const StudyDef& study, const Scenario& sc, const McBudget& budget, const RunOptions& options) {
+  Communicator& comm = world();
+  const bool root = comm.rank() == 0;
+  std::exception_ptr failure;
+  std::optional<ThreadCountScope> threads;  // the run's thread count, restored when the run ends
+  RunPlan plan;
+  PointRows done;
+  std::unique_ptr<Journal> journal;
+  // Validate everything first, on every rank (the same checks give the same answer everywhere;
+  // agree_on_failure makes sure of it): a bad value at the last sweep point must not cost a long run.
+  try {
+    plan = plan_run(study, sc, budget, comm.size(), root, threads);
+    done.resize(plan.points.size());
+    if (root && !options.journal.empty()) journal = open_journal(study, sc, budget, options, plan, done);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  agree_on_failure(failure);
+  run_shards(study, sc, budget, options, plan, journal.get(), done);
+  if (!root) return CsvTable{};
+  return assemble_table(study, sc, budget, plan, done);
 }
 
 CsvTable run_study_text(const StudyDef& study, const std::string& toml_text, const McBudget& budget) {

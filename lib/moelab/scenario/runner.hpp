@@ -27,14 +27,6 @@ RngKey point_key(std::uint64_t seed, const std::string& study, const SweepPoint&
 /// invalid point. Nothing runs.
 std::vector<std::any> prepare_scenario(const StudyDef& study, const Scenario& scenario);
 
-/// Memory this process may use: the smaller of the physical memory and the cgroup limit (bytes).
-double machine_memory_bytes();
-/// "3.5 GB", "812 MB", "4 kB" (decimal units, 2 significant digits past the point at most).
-std::string format_bytes(double bytes);
-/// Parses a memory size: "8G", "512M", "1.5e9", "64KiB", "2 GB" (k/M/G/T decimal, Ki/Mi/Gi/Ti binary,
-/// optional trailing B); false when it is not one.
-bool parse_memory_size(const std::string& text, double& bytes);
-
 /// What a run will hold and do, estimated before it starts (StudyDef::cost plus the frame's own
 /// storage: sweep points, trial results kept for reduce, rows).
 struct RunEstimate {
@@ -56,9 +48,11 @@ struct RunOptions {
   bool resume = false;
 };
 
+/// In three steps (runner.cpp): plan (validation, cost refusal, the point list), shard (journal and
+/// resume, the points over ranks and threads) and assemble (the rows in point order, the metadata).
 /// Throws InputError before any work when the study or any point is invalid, or when the estimated
-/// memory (RunEstimate::peak) exceeds budget.max_memory (0: machine_memory_bytes()); prints the
-/// estimate on stderr when the run is long (over ~10 s of estimated work, or over 1 GB).
+/// memory (RunEstimate::peak) exceeds budget.max_memory (0: machine_memory_bytes(), core/memory.hpp);
+/// prints the estimate on stderr when the run is long (over ~10 s of estimated work, or over 1 GB).
 ///
 /// Ranks (core/distributed.hpp, under mpirun): every rank validates; the missing points are shared
 /// out, a point heavier than 1/R of the work having its trials split over all ranks (studies whose

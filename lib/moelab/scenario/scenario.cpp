@@ -12,8 +12,8 @@
 #include <fmt/format.h>
 
 #include "moelab/core/error.hpp"
+#include "moelab/core/memory.hpp"
 #include "moelab/core/parallel.hpp"
-#include "moelab/scenario/runner.hpp"
 
 namespace moelab {
 

@@ -34,9 +34,7 @@ TestResult as_test(const std::string& form, const RegimeCheck& c) {
                                     c.holds() && !c.vacuous());
 }
 
-}  // namespace
-
-Evidence regime_claim(Regime regime) {
+Evidence check_regime_conclusion(Regime regime) {
   const auto grid = default_regime_grid();
   const RegimeOptions printed{EstimationForm::definition5, KDomain::integer, Reading::strict};
   const RegimeOptions exact{EstimationForm::theorem1, KDomain::integer, Reading::weak};
@@ -55,7 +53,7 @@ Evidence regime_claim(Regime regime) {
 
 // (d): "k needs to be adjusted proportionally" — printed reading (d, est) with Definition 5, exact reading (d, k*)
 // with Theorem 1's term; both fail on the grid (docs/sparsity.md).
-Evidence regime_d_claim(const CheckBudget&, const RngKey&) {
+Evidence check_regime_d_total_experts(const CheckBudget&, const RngKey&) {
   const auto grid = default_regime_grid();
   const auto est = check_proportional_estimation(grid, {0.1, 1.0 / M_E, 0.5});
   const RegimeOptions exact{EstimationForm::theorem1, KDomain::integer, Reading::weak};
@@ -77,6 +75,22 @@ Evidence regime_d_claim(const CheckBudget&, const RngKey&) {
   e.note = fmt::format("printed: {} of {} pairs fail, {}. exact: {}. control: {}", est.counterexamples.size(), est.pairs, ex,
                        describe(k), describe(c));
   return e;
+}
+
+}  // namespace
+
+void register_regimes_claims(claims::Registry& r) {
+  const std::string src = "compositional, ";
+  r.add({"sparsity.regime.a_dataset_size", src + "Sec. 4.3.3 (a)", "Under a large dataset (m large) a larger k* is preferred.",
+         ClaimKind::inequality, [](const CheckBudget&, const RngKey&) { return check_regime_conclusion(Regime::a_dataset_size); }});
+  r.add({"sparsity.regime.b_router_complexity", src + "Sec. 4.3.3 (b)",
+         "Under high router complexity (d_N large) a smaller k* is preferred.", ClaimKind::inequality,
+         [](const CheckBudget&, const RngKey&) { return check_regime_conclusion(Regime::b_router_complexity); }});
+  r.add({"sparsity.regime.c_task_complexity", src + "Sec. 4.3.3 (c)", "Under increasing task complexity (N) a larger k* is preferred.",
+         ClaimKind::inequality, [](const CheckBudget&, const RngKey&) { return check_regime_conclusion(Regime::c_task_complexity); }});
+  r.add({"sparsity.regime.d_total_experts", src + "Sec. 4.3.3 (d)",
+         "When T increases, k must be adjusted proportionally to prevent an increase of the estimation error.", ClaimKind::inequality,
+         check_regime_d_total_experts});
 }
 
 }  // namespace moelab::sparsity::detail

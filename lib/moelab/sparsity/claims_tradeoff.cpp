@@ -1,9 +1,9 @@
 // Claims: the approximation/estimation trade-off of the compositional paper itself (Sec. 4.3.3: an
-// interior optimum k*; Remark 3: the peak of E_est; App. A.5: reducing k with power-law weights),
-// exhaustive over stated grids (docs/sparsity.md).
+// interior optimum k*; Remark 3: the peak of E_est), exhaustive over stated grids (docs/sparsity.md).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -14,8 +14,10 @@
 
 namespace moelab::sparsity::detail {
 
+namespace {
+
 // Sec. 4.3.3: the balance of E_approx and E_est gives an optimal k* inside (1, T).
-Evidence interior_claim(const CheckBudget&, const RngKey&) {
+Evidence check_interior_optimum(const CheckBudget&, const RngKey&) {
   const auto g = default_regime_grid();
   std::size_t points = 0, interior_def5 = 0, interior_thm1 = 0;
   for (double N : g.N)
@@ -45,7 +47,7 @@ Evidence interior_claim(const CheckBudget&, const RngKey&) {
 }
 
 // Remark 3: E_est of Definition 5 peaks at k = T / e.
-Evidence remark3_claim(const CheckBudget&, const RngKey&) {
+Evidence check_remark3_peak(const CheckBudget&, const RngKey&) {
   double worst = 0.0, worst_control = INFINITY;
   int n = 0;
   for (std::int64_t T : {3, 5, 8, 16, 64, 256, 1000, 100000})
@@ -67,35 +69,15 @@ Evidence remark3_claim(const CheckBudget&, const RngKey&) {
   return e;
 }
 
-// App. A.5: "Reducing k focuses capacity on high-weight combinations, minimizing the Approximation Error".
-Evidence a5_claim(const CheckBudget&, const RngKey&) {
-  const std::vector<std::int64_t> N{2, 4, 8, 16};
-  const std::vector<double> alpha{1.5, 2.0, 3.0};
-  const auto printed = check_powerlaw_reducing_k(N, alpha, 64);
-  const auto reversed = check_powerlaw_reducing_k(N, alpha, 64, /*reversed=*/true);
-  // Control: E_pl does not depend on k (relative change of 1e-12 at most between k - 1 and k).
-  double min_change = INFINITY;
-  for (auto n : N)
-    for (double a : alpha) {
-      const auto D = index_difficulties(n);
-      for (std::int64_t k = 2; k <= 64; ++k) {
-        const double lo = powerlaw_approximation_error(static_cast<double>(k - 1), D, a);
-        const double hi = powerlaw_approximation_error(static_cast<double>(k), D, a);
-        min_change = std::min(min_change, std::abs(lo - hi) / hi);
-      }
-    }
-  Evidence e;
-  e.printed = claims::exhaustive_test("E_pl(k - 1) < E_pl(k) (failing pairs)", static_cast<std::int64_t>(printed.pairs),
-                                      static_cast<std::int64_t>(printed.counterexamples.size()));
-  e.exact = claims::exhaustive_test("E_pl(k - 1) > E_pl(k): a W / k decreases in k for any weights (failing pairs)",
-                                    static_cast<std::int64_t>(reversed.pairs),
-                                    static_cast<std::int64_t>(reversed.counterexamples.size()));
-  e.control(claims::deterministic_test("E_pl independent of k (smallest relative change)", min_change, 0.0, min_change <= 1e-12));
-  // Exhaustive over the pairs: one failing pair refutes the statement.
-  e.relevance = 1.0;
-  e.note = fmt::format("N in {{2, 4, 8, 16}}, alpha in {{1.5, 2, 3}}, k = 2..64, D_i = i: the printed statement fails at {} of {} pairs",
-                       printed.counterexamples.size(), printed.pairs);
-  return e;
+}  // namespace
+
+void register_tradeoff_claims(claims::Registry& r) {
+  const std::string src = "compositional, ";
+  r.add({"sparsity.remark3.peak", src + "Remark 3", "E_est(k) = b sqrt(N k d_N log(T/k) / m) is largest at k = T / e.",
+         ClaimKind::equality, check_remark3_peak});
+  r.add({"sparsity.sec433.interior_optimum", src + "Sec. 4.3.3",
+         "Balancing E_approx = a N^2 / k against E_est gives an optimal sparsity k* strictly between 1 and T.", ClaimKind::inequality,
+         check_interior_optimum});
 }
 
 }  // namespace moelab::sparsity::detail

@@ -14,6 +14,8 @@
 
 namespace moelab::spectra::detail {
 
+namespace {
+
 Evidence check_ipn_overlap(const CheckBudget& b, const RngKey& key) {
   // One signal singular value, lambda = 2.5 > sqrt(c) sigma2, c = M / N = 1/2, Gaussian noise.
   const double c = 0.5, lambda = 2.5, sigma2 = 1.0;
@@ -93,5 +95,17 @@ Evidence check_ds_esd(const CheckBudget& b, const RngKey& key) {
   return e;
 }
 
+}  // namespace
+
+void register_info_plus_noise_claims(claims::Registry& r) {
+  r.add({"spectra.ipn.overlap", "Benaych-Georges & Nadakuditi 2012 (rectangular additive perturbation)",
+         "Above sqrt(c) sigma2 the top singular vectors of B + W have squared overlaps (t^2 - c)/(t (t + c)) (left) and "
+         "(t^2 - c)/(t (t + 1)) (right) with those of B, t = lambda / sigma2.",
+         ClaimKind::asymptotic, check_ipn_overlap});
+  r.add({"spectra.ds.esd", "Dozier & Silverstein 2007",
+         "The ESD of (B + W)(B + W)' with a full-rank signal converges to the law whose Stieltjes transform solves "
+         "the Dozier-Silverstein equation.",
+         ClaimKind::asymptotic, check_ds_esd});
+}
 
 }  // namespace moelab::spectra::detail

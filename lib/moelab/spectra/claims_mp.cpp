@@ -57,9 +57,6 @@ Evidence mp_cdf_evidence(const MarchenkoPastur& mp, double c_wrong, const std::v
   return e;
 }
 
-
-}  // namespace
-
 Evidence check_mp_gaussian(const CheckBudget& b, const RngKey& key) {
   // Real Gaussian white Wishart through the Dumitriu-Edelman tridiagonal model (same spectrum law,
   // O(M^2) per matrix): eigenvalues of B B' / N ~ eigenvalues of X X' / N.
@@ -82,6 +79,17 @@ Evidence check_mp_universality(const CheckBudget& b, const RngKey& key) {
     return sample_covariance_eigenvalues(M, static_cast<int>(M / c), {}, sigma2, EntryLaw::rademacher, key.with("M", M).seed(), t);
   };
   return mp_cdf_evidence(mp, 2.3, sizes, b.pick<std::int64_t>(300, 1000), {0.6, 0.75, 0.9}, eigen, "Rademacher sample-covariance");
+}
+
+}  // namespace
+
+void register_mp_claims(claims::Registry& r) {
+  r.add({"spectra.mp.gaussian", "Marchenko & Pastur 1967; Bai & Silverstein 2010, Thm 3.6",
+         "The ESD of (1/N) X X' (X M x N, iid N(0, 1), M/N -> c) converges to MP(c, 1).", ClaimKind::asymptotic,
+         check_mp_gaussian});
+  r.add({"spectra.mp.universality", "Bai & Silverstein 2010, Thm 3.6 (two moments suffice)",
+         "With iid Rademacher entries, c = 2 > 1 and sigma2 = 1.5 the ESD converges to MP(2, 1.5), atom 1/2 at 0 included.",
+         ClaimKind::asymptotic, check_mp_universality});
 }
 
 }  // namespace moelab::spectra::detail

@@ -37,9 +37,6 @@ SizeSeries spike_series(const std::vector<int>& sizes, std::int64_t trials, cons
   return series;
 }
 
-
-}  // namespace
-
 Evidence check_spike_limit(const CheckBudget& b, const RngKey& key) {
   const auto sizes = b.pick(std::vector<int>{50, 100, 200, 400}, std::vector<int>{50, 100, 200, 400, 800});
   const std::int64_t trials = b.pick<std::int64_t>(200, 800);
@@ -107,5 +104,21 @@ Evidence check_spike_subcritical(const CheckBudget& b, const RngKey& key) {
   return e;
 }
 
+}  // namespace
+
+void register_spike_claims(claims::Registry& r) {
+  r.add({"spectra.spike.limit", "Baik & Silverstein 2006, Thm 1.1; Baik, Ben Arous & Peche 2005",
+         "A spike ell > 1 + sqrt(c) of the population covariance sends the top sample eigenvalue to sigma2 ell (1 + c/(ell - 1)).",
+         ClaimKind::asymptotic, check_spike_limit});
+  r.add({"spectra.spike.fluctuation", "Paul 2007, Thm 3; Bai & Yao 2008",
+         "sqrt(N) (lambda_hat - rho) -> N(0, 2 sigma2^2 ell^2 (1 - c/(ell - 1)^2)) for real Gaussian data.",
+         ClaimKind::asymptotic, check_spike_fluctuation});
+  r.add({"spectra.spike.overlap", "Paul 2007, Thm 4",
+         "<v_hat, e_1>^2 -> (1 - c/(ell - 1)^2) / (1 + c/(ell - 1)) above the threshold.", ClaimKind::asymptotic,
+         check_spike_overlap});
+  r.add({"spectra.spike.subcritical", "Baik & Silverstein 2006, Thm 1.1",
+         "A spike ell <= 1 + sqrt(c) leaves the top sample eigenvalue at the bulk edge sigma2 (1 + sqrt c)^2.",
+         ClaimKind::asymptotic, check_spike_subcritical});
+}
 
 }  // namespace moelab::spectra::detail

@@ -13,6 +13,8 @@
 
 namespace moelab::spectra::detail {
 
+namespace {
+
 /// Largest eigenvalue of white Wishart matrices (tridiagonal model, beta = 1 or 2) centred and
 /// scaled: mean and second moment about the Tracy-Widom mean, extrapolated in p^-1/3, p^-2/3.
 Evidence check_tw(const CheckBudget& b, const RngKey& key, int beta) {
@@ -65,5 +67,15 @@ Evidence check_tw(const CheckBudget& b, const RngKey& key, int beta) {
   return e;
 }
 
+}  // namespace
+
+void register_tw_claims(claims::Registry& r) {
+  r.add({"spectra.tw.wishart_real", "Johnstone 2001, Thm 1.1; Tracy & Widom 1996",
+         "(l1 - mu_np) / sigma_np of a real white Wishart matrix converges in law to TW1 (mean and variance tested).",
+         ClaimKind::asymptotic, [](const CheckBudget& b, const RngKey& k) { return check_tw(b, k, 1); }});
+  r.add({"spectra.tw.wishart_complex", "Johansson 2000, Thm 1.6; Tracy & Widom 1994",
+         "(l1 - mu_np) / sigma_np of a complex white Wishart matrix converges in law to TW2 (mean and variance tested).",
+         ClaimKind::asymptotic, [](const CheckBudget& b, const RngKey& k) { return check_tw(b, k, 2); }});
+}
 
 }  // namespace moelab::spectra::detail

@@ -43,8 +43,6 @@ std::string values(const std::vector<GapRun>& runs, std::size_t first, std::size
   return s;
 }
 
-}  // namespace
-
 // Theorem 1 as printed bounds the measured gap, checked at the most stringent size where it is not
 // vacuous: T = 4, k = 2, m = 2048 (printed bound ~0.85 < 1). Over m = 64..8192 (6 seeds) the printed
 // bound exceeds the mean gap by 12x (m = 64, bound 5.6) to 95x (m = 2048) and more: the gap is at most
@@ -54,7 +52,7 @@ std::string values(const std::vector<GapRun>& runs, std::size_t first, std::size
 // claim's own point, on the same seeds: "no gap" (E gap <= 0) must be rejected, i.e. the measurement
 // resolves the gap it compares with the bound (not a gap at another size). The note gives the factor
 // by which the bound could shrink and still hold here (a lower confidence limit of bound / gap).
-Evidence gap_vs_bound(const CheckBudget& b, const RngKey& key) {
+Evidence check_gap_below_bound(const CheckBudget& b, const RngKey& key) {
   // The per-seed gap at m = 2048 has a spread ~0.009 around a mean ~0.009: with 24 seeds "no gap" was
   // rejected at t ~ 4.8 (23 dof), just past the suite level (alpha / 99, one-sided t ~ 4.2), and the
   // verdict turned inconclusive at 3 of suite seeds 1..20. 64 seeds give t ~ 8: decided at every seed.
@@ -94,7 +92,7 @@ Evidence gap_vs_bound(const CheckBudget& b, const RngKey& key) {
 // a different class). Statistic: the paired difference gap(k = 4) - gap(k = 2) at T = 16, m = 256.
 // Printed: E[difference] >= 0 (rejected when significantly negative). Control: "no gap" at k = 2
 // (E gap <= 0) must be rejected.
-Evidence gap_growth_in_k(const CheckBudget& b, const RngKey& key) {
+Evidence check_gap_grows_with_k(const CheckBudget& b, const RngKey& key) {
   const std::int64_t seeds = b.pick<std::int64_t>(8, 64);
   const auto k2 = claim_spec(16, 2, 256), k4 = claim_spec(16, 4, 256);
   const auto runs = gap_runs({k2, k4}, seeds, key);
@@ -127,7 +125,7 @@ Evidence gap_growth_in_k(const CheckBudget& b, const RngKey& key) {
 // Both forms of the bound grow with T (printed: 2 k N d_N log T with d_N = d T; derived: 4 C T R).
 // Statistic: paired gap(T = 16) - gap(T = 4) at k = 2, m = 256. Printed: E[difference] >= 0.
 // Control: "no gap" at T = 4 must be rejected.
-Evidence gap_growth_in_T(const CheckBudget& b, const RngKey& key) {
+Evidence check_gap_grows_with_T(const CheckBudget& b, const RngKey& key) {
   const std::int64_t seeds = b.pick<std::int64_t>(8, 64);
   const auto t4 = claim_spec(4, 2, 256), t16 = claim_spec(16, 2, 256);
   const auto runs = gap_runs({t4, t16}, seeds, key);
@@ -142,7 +140,7 @@ Evidence gap_growth_in_T(const CheckBudget& b, const RngKey& key) {
                                        "m = 256, paired seeds)",
                                        diff, 0.0);
   e.control(claims::upper_bound_test("no generalization gap at T = 4 (E gap <= 0)", g4, 0.0));
-  e.relevance = 0.02;  // as gap_growth_in_k
+  e.relevance = 0.02;  // as check_gap_grows_with_k
   const double ratio = g16.mean() / g4.mean();
   e.note = fmt::format(
       "{} seeds, k = 2, m = 256: gap T = 4 {:.4f} +- {:.2g}, T = 16 {:.4f} +- {:.2g}, ratio {:.2f} (log-slope in T {:.2f}); "
@@ -153,6 +151,21 @@ Evidence gap_growth_in_T(const CheckBudget& b, const RngKey& key) {
       0.5 * std::log(16.0 * std::log(16.0) / (4.0 * std::log(4.0))) / std::log(4.0),
       b.full ? "--full: 64 seeds (the quick 8 give a standard error ~0.007-0.01, too large for the relevance 0.02)." : "--quick: 8 seeds x 2 students.");
   return e;
+}
+
+}  // namespace
+
+void register_gap_claims(claims::Registry& r) {
+  r.add({"trained.thm1.gap_below_bound", "compositional, Theorem 1 (Eq. 5) on trained MoEs",
+         "Theorem 1 as printed bounds the generalization gap (bounded loss) of trained top-k MoEs, checked at the most "
+         "stringent size where it is not vacuous (m = 2048, T = 4, k = 2).",
+         claims::ClaimKind::bound, check_gap_below_bound});
+  r.add({"trained.thm1.gap_grows_with_k", "compositional, Theorem 1 (Eq. 5, the 2 k N d_N log T term)",
+         "At fixed T and m the generalization gap of a trained top-k MoE grows with k (T = 16, k = 2 -> 4, m = 256).",
+         claims::ClaimKind::inequality, check_gap_grows_with_k});
+  r.add({"trained.thm1.gap_grows_with_T", "compositional, Theorem 1 (printed and derived terms in T)",
+         "At fixed k and m the generalization gap of a trained top-k MoE grows with T (k = 2, T = 4 -> 16, m = 256).",
+         claims::ClaimKind::inequality, check_gap_grows_with_T});
 }
 
 }  // namespace moelab::trained::detail

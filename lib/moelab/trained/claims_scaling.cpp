@@ -1,4 +1,4 @@
-// Claim on the scaling paper's approximation rate measured on trained students (scaling_experiment.hpp,
+// Claims on the scaling paper measured on trained students. The approximation rate (scaling_experiment.hpp,
 // the study trained.scaling's run_scaling_trial and fit_power_law): Theorem 4.3 bounds the
 // approximation error by O(N^(-beta/d)); for the squared loss that is N^(-2 beta/d). A trained student
 // whose loss fell more slowly than that in N_act would contradict the rate in the regime the
@@ -18,11 +18,13 @@
 
 namespace moelab::trained::detail {
 
+namespace {
+
 // Statistic: the WLS exponent alpha of nmse ~ N_act^(-alpha) over widths w in {1, 2, 4, 8, 16} (the
 // quick scenario's active axis: d = 8, teacher 16 experts top-2 width 16, student 8 experts top-2,
 // 1500 steps of batch 128 online), its standard error scaled by sqrt(chi2/dof) when > 1. Printed:
 // alpha >= 2 beta / d = 0.25 (beta = 1), a z test. Control: "no decay" (alpha <= 0) must be rejected.
-Evidence scaling_active_rate(const CheckBudget& b, const RngKey& key) {
+Evidence check_scaling_active_rate(const CheckBudget& b, const RngKey& key) {
   ScalingSpec base;  // as scenarios/trained_scaling.toml
   base.d = 8, base.teacher_E = 16, base.teacher_k = 2, base.teacher_w = 16, base.E = 8, base.k = 2;
   base.steps = 1500, base.batch = 128, base.test_size = 4096, base.lr = 1e-2;
@@ -63,14 +65,8 @@ Evidence scaling_active_rate(const CheckBudget& b, const RngKey& key) {
   return e;
 }
 
-}  // namespace moelab::trained::detail
-
 // ---- the scaling settle-test: the generalization gap on a fixed set (scaling_gap.hpp, the study
 // trained.scaling_gap) against the scaling paper's bound and the rates it implies ----
-
-namespace moelab::trained::detail {
-
-namespace {
 
 // As scenarios/trained_scaling_gap_quick.toml: D = 8192, d = 8, teacher 16 experts top-2 width 16,
 // student E experts top-1 with the Switch gate (k = 1 trains its router), label noise 0.5, 1000 AdamW
@@ -125,7 +121,6 @@ double closed_form_slope(const std::vector<double>& x, const std::vector<double>
   return -fit_power_law(x, f, se).exponent;
 }
 
-}  // namespace
 
 // The uniform bound of scaling_gap.hpp (Lemma 3.7 through Hoeffding, constant 1, R = the trained norm)
 // holds for the measured gap of the bounded loss at every width w = 2..64 (N_act = 82..640) at D = 8192,
@@ -134,7 +129,7 @@ double closed_form_slope(const std::vector<double>& x, const std::vector<double>
 // measurement resolves the gap it compares with the bound. As for Theorem 1 (claims_gap.cpp), a bound
 // several times too small would still hold, so only forms below the gap are rejectable; relevance 0.05
 // (5% of the loss range).
-Evidence scaling_gap_below_bound(const CheckBudget& b, const RngKey& key) {
+Evidence check_scaling_gap_below_bound(const CheckBudget& b, const RngKey& key) {
   const std::vector<int> widths = {2, 4, 8, 16, 32, 64};
   const std::int64_t seeds = b.pick<std::int64_t>(8, 24);
   const auto n = static_cast<std::size_t>(seeds);
@@ -177,7 +172,7 @@ Evidence scaling_gap_below_bound(const CheckBudget& b, const RngKey& key) {
 // ("the gap does not depend on the active parameters") and the fast rate's slope (that of
 // N_act log(R D) + routing over the same points) must both be rejected. Relevance 0.25 (half the
 // bound's slope). The MSE gap's slope is reported beside it.
-Evidence scaling_gap_rate(const CheckBudget& b, const RngKey& key) {
+Evidence check_scaling_gap_rate(const CheckBudget& b, const RngKey& key) {
   const std::vector<int> widths = {2, 8, 64};
   const std::int64_t seeds = b.pick<std::int64_t>(16, 64);
   const auto n = static_cast<std::size_t>(seeds);
@@ -227,7 +222,7 @@ Evidence scaling_gap_rate(const CheckBudget& b, const RngKey& key) {
 // the two active-count forms). Controls: slope 0 (no dependence on E) and the total count's slope (router
 // + E experts: exactly 1) must be rejected. Relevance 0.25: about half the distance between the active
 // (~0.45) and total (1) slopes.
-Evidence scaling_gap_experts(const CheckBudget& b, const RngKey& key) {
+Evidence check_scaling_gap_experts(const CheckBudget& b, const RngKey& key) {
   const std::vector<int> experts = {2, 8, 32};
   const std::int64_t seeds = b.pick<std::int64_t>(16, 64);
   const auto n = static_cast<std::size_t>(seeds);
@@ -264,20 +259,26 @@ Evidence scaling_gap_experts(const CheckBudget& b, const RngKey& key) {
   return e;
 }
 
-void register_scaling_gap_claims(claims::Registry& r) {
+}  // namespace
+
+void register_scaling_claims(claims::Registry& r) {
+  r.add({"trained.scaling.active_rate", "scaling, Theorem 4.3 (N^(-beta/d)) on trained students",
+         "The loss of trained MoE students falls with the active parameter count at least as fast as N_act^(-2 beta/d) (the "
+         "squared approximation rate).",
+         claims::ClaimKind::inequality, check_scaling_active_rate});
   r.add({"trained.scaling.gap_below_bound", "scaling, Lemma 3.7 + the ERM step (uniform deviation) on trained MoEs",
          "The scaling paper's covering-number bound, through the standard uniform-deviation step, bounds the generalization "
          "gap (bounded loss) of trained top-1 MoEs at every active-parameter count where it is below 1 (N_act = 82..640, "
          "D = 8192).",
-         claims::ClaimKind::bound, scaling_gap_below_bound});
+         claims::ClaimKind::bound, check_scaling_gap_below_bound});
   r.add({"trained.scaling.gap_rate", "scaling, Lemma 3.7 + the ERM step: the estimation term's rate in N_act",
          "At fixed D the generalization gap (bounded loss) of trained top-1 MoEs grows with the active parameter count as "
          "the scaling paper's uniform bound does, sqrt(N_act log D / D) (slope ~1/2), not as the fast rate N_act log D / D.",
-         claims::ClaimKind::equality, scaling_gap_rate});
+         claims::ClaimKind::equality, check_scaling_gap_rate});
   r.add({"trained.scaling.gap_experts", "scaling, Lemma 3.7 (active parameters + routing overhead) vs the total count",
          "At fixed k = 1, expert width and D, the MSE generalization gap grows with the number of experts E as the active "
          "parameter count (plus the log E routing term) does, not as the total parameter count.",
-         claims::ClaimKind::equality, scaling_gap_experts});
+         claims::ClaimKind::equality, check_scaling_gap_experts});
 }
 
 }  // namespace moelab::trained::detail

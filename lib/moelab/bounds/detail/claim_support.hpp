@@ -1,6 +1,5 @@
-// Shared by the bounds claim files (claims_*.cpp): the checks the registry (claims.cpp) lists (named
-// *_claim, apart from the maths' check_lemma* of lemma_checks.hpp) and the conversion of an
-// InequalityCheck into a one-sided test. Internal: not installed.
+// Shared by the bounds claim files (claims_*.cpp): the families' registration functions (claims.cpp
+// calls them) and the conversion of an InequalityCheck into a one-sided test. Internal: not installed.
 #pragma once
 
 #include <cstdint>
@@ -28,23 +27,17 @@ inline TestResult as_test(std::string form, const InequalityCheck& c) {
   return t;
 }
 
-// Lemma 5 and Lemma 10: Rademacher complexity of routed and convex classes (claims_routed_class.cpp)
-Evidence lemma5_claim(const CheckBudget& b, const RngKey& key);
-Evidence lemma10_claim(const CheckBudget& b, const RngKey& key);
-// Lemmas 7-9: ghost sample, symmetrisation, contraction (claims_symmetrisation.cpp)
-Evidence lemma7_claim(const CheckBudget& b, const RngKey& key);
-Evidence lemma8_claim(const CheckBudget& b, const RngKey& key);
-Evidence lemma9_claim(const CheckBudget& b, const RngKey& key);
-// Lemma 11 and Eq. 16: bounded differences and McDiarmid (claims_mcdiarmid.cpp)
-Evidence lemma11_claim(const CheckBudget& b, const RngKey& key);
-Evidence eq16_claim(const CheckBudget& b, const RngKey& key);
-// Lemma 6 and Eq. 13: growth functions and routing-pattern counts (claims_growth.cpp)
-Evidence lemma6_claim(const CheckBudget& b, const RngKey& key);
-Evidence pattern_counts_claim(const CheckBudget& b, const RngKey& key);
-// Theorem 1: Eq. 17 vs 18, monotonicity (claims_theorem1.cpp)
-Evidence eq17_eq18_claim(const CheckBudget& b, const RngKey& key);
-Evidence theorem1_monotone_claim(const CheckBudget& b, const RngKey& key);
-// Definition 2: Rademacher estimators, Massart (claims_rademacher.cpp)
-Evidence rademacher_claim(const CheckBudget& b, const RngKey& key);
+// One registration function per claim family (claims_<family>.cpp: its checks and their r.add
+// entries); claims.cpp calls them in the suite's order (the paper's App. B order).
+void register_routed_class_claims(claims::Registry& r);         // Lemma 5
+void register_growth_claims(claims::Registry& r);               // Lemma 6
+void register_symmetrisation_claims(claims::Registry& r);       // Lemmas 7-9
+void register_convex_hull_claims(claims::Registry& r);          // Lemma 10
+void register_bounded_differences_claims(claims::Registry& r);  // Lemma 11
+void register_union_claims(claims::Registry& r);                // Eq. 9-12
+void register_mcdiarmid_claims(claims::Registry& r);            // Eq. 16
+void register_pattern_counts_claims(claims::Registry& r);       // Eq. 13
+void register_theorem1_claims(claims::Registry& r);             // Theorem 1: Eq. 17-18, monotonicity
+void register_rademacher_claims(claims::Registry& r);           // Definition 2
 
 }  // namespace moelab::bounds::detail

@@ -1,4 +1,5 @@
-// Shared by the scaling claim files (claims_*.cpp): the checks the registry (claims.cpp) lists.
+// Shared by the scaling claim files (claims_*.cpp): the families' registration functions (claims.cpp
+// calls them) and the compute-optimal grid both claims_scaling_laws and claims_per_e_exponents use.
 // Internal: not installed.
 #pragma once
 
@@ -16,14 +17,14 @@ using claims::CheckBudget;
 using claims::ClaimKind;
 using claims::Evidence;
 
-// Lemma 3.7: the routing term of the covering bound (claims_covering.cpp)
-Evidence routing_overhead_claim(const CheckBudget& b, const RngKey& key);
-Evidence active_parameters_claim(const CheckBudget& b, const RngKey& key);
-// Sec. 5 and Theorem 4.3: compute-optimal allocation and the approximation rate (claims_scaling_laws.cpp)
-Evidence compute_optimal_claim(const CheckBudget& b, const RngKey& key);
-Evidence rate_claim(const CheckBudget& b, const RngKey& key);
+// One registration function per claim family (claims_<family>.cpp: its checks and their r.add
+// entries); claims.cpp calls them in the suite's order.
+void register_covering_claims(claims::Registry& r);         // Lemma 3.7: the terms of the covering bound
+void register_scaling_laws_claims(claims::Registry& r);     // Theorem 4.3's rate, Sec. 5's compute-optimal split
+void register_erm_claims(claims::Registry& r);              // the ERM generalization bound in a routed class
+void register_per_e_exponents_claims(claims::Registry& r);  // per-E exponents in the compute-optimal split
 
-// The brute-force grid over the loss of compute_optimal_claim (claims_scaling_laws.cpp): x = log N on G equally
+// The brute-force grid over the loss of check_compute_optimal (claims_scaling_laws.cpp): x = log N on G equally
 // spaced points of [0, log(F/6)], L(N, F/(6N)) at each; the minimiser of the (convex in x) objective lies in
 // [x_lo, x_hi], the bracket around the grid argmin x_star (step h).
 struct GridOptimum {
@@ -36,18 +37,12 @@ GridOptimum grid_optimum(const LossModel& model, double F, int G);
 // One loss model over the budgets `flops`: the grid optimum at each F, the closed form inside its bracket or not,
 // the control with the N and D exponents swapped (with A, B; only when they differ), and the slope of the grid
 // minimisers between the extreme budgets with its tolerance (each argmin within one step of the minimiser).
-// Shared by compute_optimal_claim and per_e_exponents_claim.
+// Shared by check_compute_optimal and check_per_e_exponents.
 struct AllocationSweep {
   std::vector<GridOptimum> at;  // one per F
   std::int64_t cases = 0, outside = 0, swapped_cases = 0, swapped_outside = 0;
   double slope = 0.0, tol = 0.0;
 };
 AllocationSweep allocation_sweep(const LossModel& model, const std::vector<double>& flops, int G);
-
-// The scaling paper's ERM generalization bound in an exactly computable routed class (claims_erm.cpp)
-Evidence erm_fixed_routing_claim(const CheckBudget& b, const RngKey& key);
-Evidence erm_routing_overhead_claim(const CheckBudget& b, const RngKey& key);
-// Per-E exponents alpha_N(E) := mu(E), alpha_D(E) := nu(E) in the compute-optimal split (claims_per_e_exponents.cpp)
-Evidence per_e_exponents_claim(const CheckBudget& b, const RngKey& key);
 
 }  // namespace moelab::scaling::detail

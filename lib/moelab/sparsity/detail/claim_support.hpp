@@ -1,5 +1,5 @@
-// Shared by the sparsity claim files (claims_*.cpp): the checks the registry (claims.cpp) lists.
-// Internal: not installed.
+// Shared by the sparsity claim files (claims_*.cpp): the families' registration functions (claims.cpp
+// calls them). Internal: not installed.
 #pragma once
 
 #include "moelab/claims/claim.hpp"
@@ -14,12 +14,10 @@ using claims::ClaimKind;
 using claims::Evidence;
 using claims::TestResult;
 
-// Regimes (a)-(d) of Sec. 4.3.3 (claims_regimes.cpp)
-Evidence regime_claim(Regime regime);
-Evidence regime_d_claim(const CheckBudget& b, const RngKey& key);
-// The trade-off itself: interior optimum, Remark 3, App. A.5 (claims_tradeoff.cpp)
-Evidence interior_claim(const CheckBudget& b, const RngKey& key);
-Evidence remark3_claim(const CheckBudget& b, const RngKey& key);
-Evidence a5_claim(const CheckBudget& b, const RngKey& key);
+// One registration function per claim family (claims_<family>.cpp: its checks and their r.add
+// entries); claims.cpp calls them in the suite's order.
+void register_tradeoff_claims(claims::Registry& r);  // Remark 3, the interior optimum of Sec. 4.3.3
+void register_regimes_claims(claims::Registry& r);   // regimes (a)-(d) of Sec. 4.3.3
+void register_a5_claims(claims::Registry& r);        // App. A.5
 
 }  // namespace moelab::sparsity::detail

@@ -1,5 +1,5 @@
 // Shared by the spectra claim files (claims_*.cpp): finite-size corrections, the empirical CDF and
-// the check functions the registry (claims.cpp) lists. Internal: not installed.
+// the families' registration functions (claims.cpp calls them). Internal: not installed.
 #pragma once
 
 #include <cmath>
@@ -30,18 +30,11 @@ inline double empirical_cdf(const Eigen::VectorXd& ev, double x) {
   return static_cast<double>((ev.array() <= x).count()) / static_cast<double>(ev.size());
 }
 
-// Marchenko-Pastur (claims_mp.cpp)
-Evidence check_mp_gaussian(const CheckBudget& b, const RngKey& key);
-Evidence check_mp_universality(const CheckBudget& b, const RngKey& key);
-// Tracy-Widom edge of white Wishart matrices (claims_tw.cpp)
-Evidence check_tw(const CheckBudget& b, const RngKey& key, int beta);
-// Spiked covariance: BBP limit, Paul's fluctuations and overlap, subcritical edge (claims_spike.cpp)
-Evidence check_spike_limit(const CheckBudget& b, const RngKey& key);
-Evidence check_spike_fluctuation(const CheckBudget& b, const RngKey& key);
-Evidence check_spike_overlap(const CheckBudget& b, const RngKey& key);
-Evidence check_spike_subcritical(const CheckBudget& b, const RngKey& key);
-// Information-plus-noise: BGN overlaps, Dozier-Silverstein ESD (claims_info_plus_noise.cpp)
-Evidence check_ipn_overlap(const CheckBudget& b, const RngKey& key);
-Evidence check_ds_esd(const CheckBudget& b, const RngKey& key);
+// One registration function per claim family (claims_<family>.cpp: its checks and their r.add
+// entries); claims.cpp calls them in the suite's order.
+void register_mp_claims(claims::Registry& r);               // Marchenko-Pastur
+void register_tw_claims(claims::Registry& r);               // Tracy-Widom edge of white Wishart matrices
+void register_spike_claims(claims::Registry& r);            // BBP limit, Paul's fluctuations and overlap, subcritical edge
+void register_info_plus_noise_claims(claims::Registry& r);  // BGN overlaps, Dozier-Silverstein ESD
 
 }  // namespace moelab::spectra::detail

@@ -1,5 +1,5 @@
-// Shared by the trained topic's claim files (claims_*.cpp): the check functions claims.cpp
-// registers, and the one-sided test the moe topic also uses (H0: E X >= bound).
+// Shared by the trained topic's claim files (claims_*.cpp): the families' registration functions
+// (claims.cpp calls them) and the one-sided test of the evidence toolkit (H0: E X >= bound).
 #pragma once
 
 #include <string>
@@ -18,13 +18,11 @@ using claims::TestResult;
 
 using claims::lower_bound_test;  // H0: E X >= bound (the evidence toolkit)
 
-Evidence gap_vs_bound(const CheckBudget& b, const RngKey& key);       // claims_gap.cpp
-Evidence gap_growth_in_k(const CheckBudget& b, const RngKey& key);    // claims_gap.cpp
-Evidence gap_growth_in_T(const CheckBudget& b, const RngKey& key);    // claims_gap.cpp
-Evidence kstar_grows_with_M(const CheckBudget& b, const RngKey& key); // claims_kstar.cpp
-Evidence inference_k_helps(const CheckBudget& b, const RngKey& key);  // claims_inference_k.cpp
-Evidence scaling_active_rate(const CheckBudget& b, const RngKey& key);// claims_scaling.cpp
-/// Registers trained.scaling.gap_below_bound, gap_rate, gap_experts (claims_scaling.cpp).
-void register_scaling_gap_claims(claims::Registry& r);
+// One registration function per claim family (claims_<family>.cpp: its checks and their r.add
+// entries); claims.cpp calls them in the suite's order.
+void register_gap_claims(claims::Registry& r);          // Theorem 1 against the generalization gap
+void register_kstar_claims(claims::Registry& r);        // k* on a compositional task (SRAVEN)
+void register_inference_k_claims(claims::Registry& r);  // experts per token at inference
+void register_scaling_claims(claims::Registry& r);      // the scaling paper: rate in N_act, gap vs bound
 
 }  // namespace moelab::trained::detail

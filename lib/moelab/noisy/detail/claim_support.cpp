@@ -1,4 +1,4 @@
-#include "moelab/noisy/detail/claim_helpers.hpp"
+#include "moelab/noisy/detail/claim_support.hpp"
 
 #include <algorithm>
 #include <cmath>
