@@ -11,6 +11,7 @@ install(DIRECTORY scenarios plots DESTINATION ${CMAKE_INSTALL_DATADIR}/moelab)
 install(DIRECTORY lib/moelab DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp"
         PATTERN "detail" EXCLUDE)
 install(FILES ${PROJECT_BINARY_DIR}/generated/moelab/core/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/moelab/core)
+install(FILES ${PROJECT_BINARY_DIR}/generated/moelab/config.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/moelab)
 install(EXPORT moelabTargets NAMESPACE moelab:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/moelab)
 configure_package_config_file(cmake/moelabConfig.cmake.in ${PROJECT_BINARY_DIR}/moelabConfig.cmake
                               INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/moelab)

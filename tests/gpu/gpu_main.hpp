@@ -11,6 +11,7 @@
 // sets it on a GPU machine, where a skip means the run checked nothing.
 #pragma once
 
+#include "moelab/config.hpp"
 #include <catch2/catch.hpp>
 
 #include <cstdio>

@@ -15,6 +15,7 @@
 // rounding there. CPU-checked with TF32 emulated, and against the no-centring control, in
 // moe_tf32_bound_test.cpp (test_gpu_tolerance, no device needed).
 // Exit code 77 (skipped) without a CUDA build or device: tests/gpu/gpu_main.hpp.
+#include "moelab/config.hpp"
 #include <catch2/catch.hpp>
 
 #include <cmath>

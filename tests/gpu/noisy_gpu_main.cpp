@@ -6,6 +6,7 @@
 // cuBLAS / cuSOLVER calls and the index math on hardware.
 //
 // Exit code 77 (skipped) without a CUDA build or device: tests/gpu/gpu_main.hpp.
+#include "moelab/config.hpp"
 #include <catch2/catch.hpp>
 
 #include <algorithm>

@@ -2,6 +2,7 @@
 //
 // Exit code 77 (CTest SKIP_RETURN_CODE) when the CUDA backend is not built or no device is
 // present, so a machine without a GPU reports this test as skipped rather than passed.
+#include "moelab/config.hpp"
 #include <catch2/catch.hpp>
 
 #include <algorithm>

@@ -6,6 +6,7 @@
 // point). Allowed: at most 1 mismatched point per case, i.e. effectively none.
 //
 // Exit code 77 (skipped) without a CUDA build or device: tests/gpu/gpu_main.hpp.
+#include "moelab/config.hpp"
 #include <catch2/catch.hpp>
 
 #include <cmath>

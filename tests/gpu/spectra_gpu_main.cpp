@@ -4,6 +4,7 @@
 // backward errors, for every eigenvalue method, both Gram orientations, all entry laws, spikes, and
 // one large information-plus-noise spectrum. Exit code 77 (skipped) without a CUDA build or a usable
 // device; MOELAB_REQUIRE_GPU=1 makes that a failure (tests/gpu/gpu_main.hpp).
+#include "moelab/config.hpp"
 #include <catch2/catch.hpp>
 
 #include <chrono>

@@ -5,6 +5,7 @@
 // scores tie to rounding (cuBLAS sums in another order: probability ~1e-13 per point), so at most
 // one mismatched point per case. One sampler serves several draws (the CUDA one keeps its device
 // context across them).
+#include "moelab/config.hpp"
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -102,7 +103,7 @@ TEST_CASE("the CUDA sampler refuses what it cannot do with a clear error", "[rou
   CHECK_FALSE(rt::sampler_supports(Backend::cuda, rt::kMaxDeviceTopK + 1));
   CHECK(rt::sampler_supports(Backend::cuda, rt::kMaxDeviceTopK));
   if (!moelab::cuda_backend_available()) {
-#ifndef MOELAB_HAVE_CUDA
+#if !MOELAB_HAVE_CUDA
     CHECK_THROWS_WITH(rt::make_region_mass_sampler(Backend::cuda), Catch::Matchers::Contains("without CUDA"));
 #endif
     return;

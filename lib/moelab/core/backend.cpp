@@ -1,9 +1,10 @@
+#include "moelab/config.hpp"
 #include "moelab/core/backend.hpp"
 #include "moelab/core/backend_probe.hpp"
 
 #include <cctype>
 
-#ifdef MOELAB_HAVE_CUDA
+#if MOELAB_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
 
@@ -90,9 +91,9 @@ CudaUsability cuda_device_usability(const CudaDeviceFacts& f, const std::vector<
 }
 
 std::vector<CudaBuildArch> cuda_built_architectures() {
-#if defined(MOELAB_HAVE_CUDA) && defined(MOELAB_CUDA_ARCHITECTURES)
+#if MOELAB_HAVE_CUDA && defined(MOELAB_CUDA_ARCHITECTURES)
   return parse_cuda_architectures(MOELAB_CUDA_ARCHITECTURES);
-#elif defined(MOELAB_HAVE_CUDA)
+#elif MOELAB_HAVE_CUDA
   return {CudaBuildArch{90, true, true}};  // kernels/CMakeLists.txt's default (cmake/MoelabCuda.cmake)
 #else
   return {};
@@ -102,7 +103,7 @@ std::vector<CudaBuildArch> cuda_built_architectures() {
 std::string cuda_backend_report(bool* usable) {
   bool any = false;
   std::string out;
-#ifdef MOELAB_HAVE_CUDA
+#if MOELAB_HAVE_CUDA
   int runtime = 0, driver = 0, count = 0;
   (void)cudaRuntimeGetVersion(&runtime);
   (void)cudaDriverGetVersion(&driver);
@@ -141,7 +142,7 @@ std::string cuda_backend_report(bool* usable) {
 }
 
 bool cuda_backend_available() {
-#ifdef MOELAB_HAVE_CUDA
+#if MOELAB_HAVE_CUDA
   static const bool usable = [] {
     bool u = false;
     (void)cuda_backend_report(&u);
@@ -165,7 +166,7 @@ const char* to_string(CudaPath p) {
 std::optional<Backend> resolve_backend(BackendRequest r, CudaPath path, std::string* why) {
   if (r == BackendRequest::cpu) return Backend::cpu;
   const bool built =
-#ifdef MOELAB_HAVE_CUDA
+#if MOELAB_HAVE_CUDA
       true;
 #else
       false;

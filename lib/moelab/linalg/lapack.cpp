@@ -1,3 +1,4 @@
+#include "moelab/config.hpp"
 #include "moelab/linalg/lapack.hpp"
 #include "moelab/linalg/resize.hpp"
 
@@ -10,7 +11,7 @@
 #include "moelab/core/error.hpp"
 #include "moelab/linalg/decompositions.hpp"
 
-#if defined(MOELAB_HAVE_BLAS)
+#if MOELAB_HAVE_BLAS
 #include <cblas.h>
 #include <lapacke.h>
 #endif
@@ -19,7 +20,7 @@ namespace moelab::lapack {
 
 namespace {
 
-#if defined(MOELAB_HAVE_BLAS)
+#if MOELAB_HAVE_BLAS
 /// OpenBLAS single-threaded, once per process, before the first BLAS call (header comment).
 void init_blas() {
   static std::once_flag once;
@@ -35,7 +36,7 @@ lapack_int as_int(Eigen::Index v) {
 }  // namespace
 
 bool available() {
-#if defined(MOELAB_HAVE_BLAS)
+#if MOELAB_HAVE_BLAS
   return true;
 #else
   return false;
@@ -43,7 +44,7 @@ bool available() {
 }
 
 const char* backend_name() {
-#if defined(MOELAB_HAVE_BLAS)
+#if MOELAB_HAVE_BLAS
   static const std::string name = fmt::format("openblas ({})", openblas_get_corename());
   return name.c_str();
 #else
@@ -57,7 +58,7 @@ template <class S>
 void gemm_impl(bool trans_a, bool trans_b, Eigen::Index m, Eigen::Index n, Eigen::Index k, S alpha, const S* A, Eigen::Index lda,
                const S* B, Eigen::Index ldb, S beta, S* C, Eigen::Index ldc) {
   if (m == 0 || n == 0) return;
-#if defined(MOELAB_HAVE_BLAS)
+#if MOELAB_HAVE_BLAS
   init_blas();
   if (k == 0) {  // BLAS leaves C untouched only when beta = 1; scale it here
     for (Eigen::Index j = 0; j < n; ++j)
@@ -100,7 +101,7 @@ void gemm(bool trans_a, bool trans_b, Eigen::Index m, Eigen::Index n, Eigen::Ind
 void gram_lower(const Eigen::Ref<const Eigen::MatrixXd>& X, bool transpose, Eigen::MatrixXd& G) {
   const Eigen::Index m = transpose ? X.cols() : X.rows();
   resize_reused(G, m, m);  // G may be a thread's reused workspace: valid after a failed allocation
-#if defined(MOELAB_HAVE_BLAS)
+#if MOELAB_HAVE_BLAS
   const Eigen::Index k = transpose ? X.rows() : X.cols();
   init_blas();
   if (k == 0) {
@@ -121,7 +122,7 @@ void gram_lower(const Eigen::Ref<const Eigen::MatrixXd>& X, bool transpose, Eige
 bool cholesky_lower(Eigen::MatrixXd& G) {
   MOELAB_EXPECT(G.rows() == G.cols(), "Cholesky of a non-square matrix");
   if (G.size() == 0) return true;
-#if defined(MOELAB_HAVE_BLAS)
+#if MOELAB_HAVE_BLAS
   init_blas();
   // The _work variants skip LAPACKE's O(n^2) NaN scan of the input (3% of the Fig. 3 sweep's time).
   return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', as_int(G.rows()), G.data(), as_int(G.rows())) == 0;
@@ -134,7 +135,7 @@ bool cholesky_lower(Eigen::MatrixXd& G) {
 void cholesky_solve(const Eigen::MatrixXd& L, Eigen::Ref<Eigen::VectorXd> b) {
   MOELAB_EXPECT(L.rows() == L.cols() && L.rows() == b.size(), "Cholesky solve: sizes do not match");
   if (b.size() == 0) return;
-#if defined(MOELAB_HAVE_BLAS)
+#if MOELAB_HAVE_BLAS
   init_blas();
   const lapack_int n = as_int(L.rows());
   const lapack_int info = LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, L.data(), n, b.data(), as_int(b.size()));
@@ -149,7 +150,7 @@ void cholesky_solve(const Eigen::MatrixXd& L, Eigen::Ref<Eigen::VectorXd> b) {
 void lower_transpose_times_lower(Eigen::MatrixXd& A) {
   MOELAB_EXPECT(A.rows() == A.cols(), "L'L of a non-square matrix");
   if (A.size() == 0) return;
-#if defined(MOELAB_HAVE_BLAS)
+#if MOELAB_HAVE_BLAS
   init_blas();
   const lapack_int n = as_int(A.rows());
   const lapack_int info = LAPACKE_dlauum(LAPACK_COL_MAJOR, 'L', n, A.data(), n);
@@ -164,7 +165,7 @@ Eigen::VectorXd symmetric_eigenvalues(Eigen::MatrixXd& A) {
   MOELAB_EXPECT(A.rows() == A.cols(), "eigenvalues of a non-square matrix");
   Eigen::VectorXd w(A.rows());
   if (A.size() == 0) return w;
-#if defined(MOELAB_HAVE_BLAS)
+#if MOELAB_HAVE_BLAS
   init_blas();
   const lapack_int n = as_int(A.rows());
   const lapack_int info = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'N', 'L', n, A.data(), n, w.data());
@@ -180,7 +181,7 @@ Eigen::VectorXd band_eigenvalues(Eigen::MatrixXd& ab) {
   MOELAB_EXPECT(kd >= 0, "band storage needs at least one row");
   Eigen::VectorXd w(n);
   if (n == 0) return w;
-#if defined(MOELAB_HAVE_BLAS)
+#if MOELAB_HAVE_BLAS
   init_blas();
   const lapack_int info = LAPACKE_dsbevd(LAPACK_COL_MAJOR, 'N', 'L', as_int(n), as_int(kd), ab.data(), as_int(kd + 1),
                                          w.data(), nullptr, 1);

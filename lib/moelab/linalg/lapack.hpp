@@ -1,6 +1,6 @@
 // The few large dense kernels where an optimised BLAS/LAPACK beats Eigen: Gram matrices (syrk),
 // general products (gemm: the trained MoE's per-expert layers), Cholesky (potrf/potrs) and eigenvalues only of symmetric dense (syevd) and symmetric band (sbevd)
-// matrices. With MOELAB_HAVE_BLAS (CMake MOELAB_BLAS, OpenBLAS + LAPACKE) they call LAPACK; without
+// matrices. With MOELAB_HAVE_BLAS = 1 (moelab/config.hpp; CMake MOELAB_BLAS, OpenBLAS + LAPACKE) they call LAPACK; without
 // it the same functions use Eigen, so every caller compiles and runs either way.
 //
 // OpenBLAS is kept single-threaded (openblas_set_num_threads(1) before the first call): moelab's

@@ -1,3 +1,4 @@
+#include "moelab/config.hpp"
 #include "moelab/moe/ensemble_cuda.hpp"
 
 #include <cstring>
@@ -12,7 +13,7 @@
 #include "moelab/core/error.hpp"
 #include "moelab/moe/detail/ensemble_plan.hpp"
 
-#ifdef MOELAB_HAVE_CUDA
+#if MOELAB_HAVE_CUDA
 #include "kernels/moe_layer.cuh"
 #else
 // The forward-declared device type needs a definition for unique_ptr's deleter in this build.
@@ -48,7 +49,7 @@ std::uint64_t ensemble_fingerprint(const std::vector<TrainConfig>& runs, int sca
 template <class S>
 EnsembleCuda<S>::~EnsembleCuda() = default;
 
-#ifdef MOELAB_HAVE_CUDA
+#if MOELAB_HAVE_CUDA
 
 template <class S>
 EnsembleCuda<S>::EnsembleCuda(const std::vector<TrainConfig>& runs, bool tf32) : runs_(runs) {

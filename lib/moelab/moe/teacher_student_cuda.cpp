@@ -1,3 +1,4 @@
+#include "moelab/config.hpp"
 #include "moelab/moe/teacher_student_cuda.hpp"
 
 #include <fmt/format.h>
@@ -7,7 +8,7 @@
 #include "moelab/moe/detail/cuda_teacher_student.hpp"
 #include "moelab/moe/detail/moe_layer_host.hpp"
 
-#ifdef MOELAB_HAVE_CUDA
+#if MOELAB_HAVE_CUDA
 #include "kernels/moe_layer.cuh"
 #else
 // The forward-declared device type needs a definition for unique_ptr's deleter in this build.
@@ -24,14 +25,14 @@ constexpr std::int64_t kEvalChunk = 4096;  // as teacher_student.cpp
 }
 
 bool moe_cuda_built() {
-#ifdef MOELAB_HAVE_CUDA
+#if MOELAB_HAVE_CUDA
   return true;
 #else
   return false;
 #endif
 }
 
-#ifdef MOELAB_HAVE_CUDA
+#if MOELAB_HAVE_CUDA
 
 template <class S>
 TeacherStudentCuda<S>::TeacherStudentCuda(TrainConfig cfg, bool tf32) : cfg_(std::move(cfg)), tf32_(tf32) {

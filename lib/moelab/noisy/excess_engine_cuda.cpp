@@ -3,6 +3,7 @@
 // and kernels/noisy_excess.cu's batched design / Gram / Cholesky / risk pipeline; problems whose
 // Cholesky the CPU's rule rejects are solved here on the CPU (cod_min_norm). The only file that
 // includes the kernels' launcher header; in a build without CUDA its constructor refuses.
+#include "moelab/config.hpp"
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -17,7 +18,7 @@
 #include "moelab/noisy/detail/cuda_excess_engine.hpp"
 #include "moelab/noisy/detail/excess_pack.hpp"
 
-#ifdef MOELAB_HAVE_CUDA
+#if MOELAB_HAVE_CUDA
 #include "kernels/noisy_excess.cuh"
 #endif
 
@@ -69,7 +70,7 @@ void cod_min_norm(const double* X, int rows, int cols, const double* y, double* 
   Eigen::Map<Eigen::VectorXd>(beta, cols) = cod.solve(b);
 }
 
-#ifdef MOELAB_HAVE_CUDA
+#if MOELAB_HAVE_CUDA
 namespace {
 
 cuda::NoisyModelView view(const PackedModel& pm) {

@@ -1,17 +1,18 @@
 // The CUDA sibling of the region-mass sampler (region_mass_sampler.hpp): routing::Router data handed
 // to the device launcher (kernels/routing_masses.cuh) with one device context per sampler, kept
 // across draws. Without a CUDA build the factory throws a clear error.
+#include "moelab/config.hpp"
 #include "moelab/core/error.hpp"
 #include "moelab/routing/detail/cuda_sampler.hpp"
 #include "moelab/routing/region_mass_sampler.hpp"
 
-#ifdef MOELAB_HAVE_CUDA
+#if MOELAB_HAVE_CUDA
 #include "kernels/routing_masses.cuh"
 #endif
 
 namespace moelab::routing::detail {
 
-#ifdef MOELAB_HAVE_CUDA
+#if MOELAB_HAVE_CUDA
 namespace {
 
 cuda::RoutingProblem problem(const Router& router, InputLaw law, std::uint64_t seed, std::uint64_t draw) {

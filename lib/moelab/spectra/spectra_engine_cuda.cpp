@@ -2,6 +2,7 @@
 // (kernels/spectra_eigen.cuh), one device context per host thread (cuBLAS / cuSOLVER handles and
 // buffers created once, kept across calls and engines). The only file that includes the kernels'
 // launcher header; in a build without CUDA its constructor refuses.
+#include "moelab/config.hpp"
 #include <algorithm>
 #include <cmath>
 
@@ -9,7 +10,7 @@
 #include "moelab/spectra/detail/cuda_spectra_engine.hpp"
 #include "moelab/spectra/detail/matrix_draws_hd.hpp"
 
-#ifdef MOELAB_HAVE_CUDA
+#if MOELAB_HAVE_CUDA
 #include "kernels/spectra_eigen.cuh"
 #endif
 
@@ -20,7 +21,7 @@ static_assert(static_cast<int>(EntryLaw::gaussian) == static_cast<int>(device::L
                   static_cast<int>(EntryLaw::uniform) == static_cast<int>(device::Law::uniform),
               "the device numbers the entry laws as EntryLaw does");
 
-#ifdef MOELAB_HAVE_CUDA
+#if MOELAB_HAVE_CUDA
 namespace {
 
 cuda::SpectraDeviceContext& context() {
