@@ -3,31 +3,24 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include "moelab/core/error.hpp"
+#include "moelab/trained/scaling_experiment.hpp"
 
 namespace moelab::trained {
 
 Utilisation routing_utilisation(const std::vector<std::uint64_t>& masks, int T) {
   MOELAB_EXPECT(T >= 1 && T <= 64, "routing_utilisation: 1 <= T <= 64");
   MOELAB_EXPECT(!masks.empty(), "routing_utilisation: at least one mask");
-  std::map<std::uint64_t, std::int64_t> count;
+  // The masks' count and effective number are scaling_experiment's routing_usage; the per-expert load here.
   std::vector<double> load(static_cast<std::size_t>(T), 0.0);
-  for (auto m : masks) {
-    ++count[m];
+  for (auto m : masks)
     for (int j = 0; j < T; ++j)
       if (m >> j & 1u) load[static_cast<std::size_t>(j)] += 1.0;
-  }
+  const RoutingUsage usage = routing_usage(masks);
   Utilisation u;
-  u.distinct_masks = static_cast<int>(count.size());
-  const double n = static_cast<double>(masks.size());
-  double h = 0.0;
-  for (const auto& [m, c] : count) {
-    const double p = static_cast<double>(c) / n;
-    h -= p * std::log(p);
-  }
-  u.effective_masks = std::exp(h);
+  u.distinct_masks = usage.distinct;
+  u.effective_masks = usage.effective;
   double total = 0.0, top = 0.0;
   int dead = 0;
   for (double l : load) total += l, top = std::max(top, l), dead += l == 0.0;
