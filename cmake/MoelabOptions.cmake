@@ -28,6 +28,18 @@ if(_moelab_arch)
   set(MOELAB_ARCH_FLAGS "-march=${_moelab_arch}")
 endif()
 
+# moelab_use_library_isa(target scope): compile a program that links the library (the CLI, the tests,
+# the Python module, the benchmarks) with the library's instruction set. A template instantiated
+# both in the program and in the library (an Eigen kernel or assignment loop that was not inlined) is
+# one weak symbol, and the static link keeps the first copy it sees, the program's: compiled with
+# another -march, the library's own code would then run that copy (other packet sizes, no FMA) and
+# its numbers would depend on what else was linked in.
+function(moelab_use_library_isa target scope)
+  if(MOELAB_ARCH_FLAGS)
+    target_compile_options(${target} ${scope} $<$<COMPILE_LANGUAGE:CXX>:${MOELAB_ARCH_FLAGS}>)
+  endif()
+endfunction()
+
 function(moelab_print_summary)
   message(STATUS "moelab ${PROJECT_VERSION} configuration:")
   message(STATUS "  build type        ${CMAKE_BUILD_TYPE}")
