@@ -217,8 +217,8 @@ TEST_CASE("Thm 4 as printed differs from the exact mis-routed risk", "[noisy][th
   const Misroute r{0, 2, 2.0};
   const double s = m.sigma2, eta2 = r.eta * r.eta;
   const auto ui = static_cast<std::size_t>(r.i), uj = static_cast<std::size_t>(r.j);
-  const Eigen::LLT<Eigen::MatrixXd> ai(m.p[ui] * m.sigma[ui] + s * Eigen::MatrixXd::Identity(m.block_size(r.i), m.block_size(r.i)));
-  const Eigen::LLT<Eigen::MatrixXd> aj(m.p[uj] * m.sigma[uj] + s * Eigen::MatrixXd::Identity(m.block_size(r.j), m.block_size(r.j)));
+  const Eigen::LLT<Eigen::MatrixXd> ai(Eigen::MatrixXd(m.p[ui] * m.sigma[ui] + s * Eigen::MatrixXd::Identity(m.block_size(r.i), m.block_size(r.i))));
+  const Eigen::LLT<Eigen::MatrixXd> aj(Eigen::MatrixXd(m.p[uj] * m.sigma[uj] + s * Eigen::MatrixXd::Identity(m.block_size(r.j), m.block_size(r.j))));
   const Eigen::VectorXd si_bi = m.sigma[ui] * m.beta_star[ui], sj_bj = m.sigma[uj] * m.beta_star[uj];
   const Eigen::VectorXd ai_bi = ai.solve(m.beta_star[ui]);
   const double pi = m.p[ui], pj = m.p[uj];
@@ -231,7 +231,7 @@ TEST_CASE("Thm 4 as printed differs from the exact mis-routed risk", "[noisy][th
   CHECK_THAT(printed_dense - exact_dense, WithinAbs(dense_gap, 1e-12 * (std::abs(printed_dense) + exact_dense)));
   CHECK(std::abs(printed_dense - exact_dense) > 0.1 * exact_dense);
 
-  const Eigen::VectorXd w = Eigen::LLT<Eigen::MatrixXd>(m.sigma[uj] + s * Eigen::MatrixXd::Identity(m.block_size(r.j), m.block_size(r.j))).solve(sj_bj);
+  const Eigen::VectorXd w = Eigen::LLT<Eigen::MatrixXd>(Eigen::MatrixXd(m.sigma[uj] + s * Eigen::MatrixXd::Identity(m.block_size(r.j), m.block_size(r.j)))).solve(sj_bj);
   const double sparse_gap = (eta2 - 1.0) * s * w.squaredNorm() - m.beta_star[ui].dot(si_bi);
   const double printed_sparse = nz::thm4_sparse_risk_printed(m, r), exact_sparse = nz::thm4_sparse_risk_exact(m, r);
   INFO("sparse: printed " << printed_sparse << ", exact " << exact_sparse);
@@ -379,7 +379,7 @@ TEST_CASE("the sparse OLS excess risk matches a Monte-Carlo simulation", "[noisy
       const int d = m.block_size(i);
       const Eigen::MatrixXd x = draws.normal_matrix(n_i[u], d) * m.sigma[u].llt().matrixU().toDenseMatrix();
       const Eigen::MatrixXd xbar = x + std::sqrt(m.sigma2) * draws.normal_matrix(n_i[u], d);
-      fit[u] = (xbar.transpose() * xbar).llt().solve(xbar.transpose() * (x * m.beta_star[u]));
+      fit[u] = Eigen::MatrixXd(xbar.transpose() * xbar).llt().solve(Eigen::VectorXd(xbar.transpose() * (x * m.beta_star[u])));
     }
     const double excess = nz::sparse_excess_risk(m, fit);
     sum += excess;

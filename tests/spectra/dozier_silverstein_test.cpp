@@ -58,7 +58,7 @@ Eigen::VectorXd simulate(const std::vector<double>& t, const std::vector<double>
     const int count = static_cast<int>(std::lround(p[a] * M));
     for (int k = 0; k < count && row < M && row < N; ++k, ++row) sigma(row, row) += std::sqrt(t[a]);
   }
-  return Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(sigma * sigma.transpose(), Eigen::EigenvaluesOnly).eigenvalues();
+  return Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(Eigen::MatrixXd(sigma * sigma.transpose()), Eigen::EigenvaluesOnly).eigenvalues();
 }
 
 }  // namespace

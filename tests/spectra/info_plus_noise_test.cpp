@@ -84,7 +84,7 @@ TEST_CASE("a rank-one signal plus noise has its top eigenvalue near the spike li
     for (int col = 0; col < n_cols; ++col)
       for (int row = 0; row < m_rows; ++row) sigma(row, col) = std::sqrt(sigma2 / n_cols) * stream.normal(j++);
     sigma(0, 0) += std::sqrt(lambda);
-    const double top = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(sigma * sigma.transpose(), Eigen::EigenvaluesOnly)
+    const double top = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(Eigen::MatrixXd(sigma * sigma.transpose()), Eigen::EigenvaluesOnly)
                            .eigenvalues()
                            .maxCoeff();
     sum += top;
@@ -165,11 +165,11 @@ OverlapSample simulate_overlaps(int M, int N, double lambda, double sigma2, int 
     // Top singular pair from the smaller Gram matrix; the other vector is Sigma' u / |Sigma' u| (or Sigma v).
     Eigen::VectorXd u, v;
     if (M <= N) {
-      const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(sigma * sigma.transpose());
+      const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(Eigen::MatrixXd(sigma * sigma.transpose()));
       u = eig.eigenvectors().col(M - 1);
       v = (sigma.transpose() * u).normalized();
     } else {
-      const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(sigma.transpose() * sigma);
+      const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(Eigen::MatrixXd(sigma.transpose() * sigma));
       v = eig.eigenvectors().col(N - 1);
       u = (sigma * v).normalized();
     }

@@ -344,8 +344,8 @@ TEST_CASE("each Gram normalisation law matches the spectrum of one simulated mat
   std::uint64_t j = 0;
   for (int col = 0; col < N; ++col)
     for (int row = 0; row < M; ++row) X(row, col) = std::sqrt(sigma2) * stream.normal(j++);
-  const Eigen::VectorXd rows_eig = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(X * X.transpose(), Eigen::EigenvaluesOnly).eigenvalues();
-  const Eigen::VectorXd cols_eig = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(X.transpose() * X, Eigen::EigenvaluesOnly).eigenvalues();
+  const Eigen::VectorXd rows_eig = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(Eigen::MatrixXd(X * X.transpose()), Eigen::EigenvaluesOnly).eigenvalues();
+  const Eigen::VectorXd cols_eig = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(Eigen::MatrixXd(X.transpose() * X), Eigen::EigenvaluesOnly).eigenvalues();
   using sp::GramNormalisation;
   using sp::GramSide;
   struct Case {

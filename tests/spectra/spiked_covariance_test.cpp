@@ -97,7 +97,7 @@ OutlierSample simulate_outlier(int M, int N, double ell, double sigma2, sp::Gaus
       Eigen::MatrixXd Y(M, N);
       for (int col = 0; col < N; ++col)
         for (int row = 0; row < M; ++row) Y(row, col) = std::sqrt(sigma2 * (row == 0 ? ell : 1.0)) * stream.normal(j++);
-      const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(Y * Y.transpose() / N);
+      const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(Eigen::MatrixXd(Y * Y.transpose() / N));
       top = eig.eigenvalues()(M - 1);
       cos2 = eig.eigenvectors()(0, M - 1) * eig.eigenvectors()(0, M - 1);
     } else {

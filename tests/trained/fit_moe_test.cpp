@@ -67,7 +67,7 @@ TEST_CASE("fit_regression: a linear expert reaches the least-squares map of nois
   // Step 0's loss is the zero model's MSE (PyTorch's MSELoss: mean over all entries), exactly.
   CHECK_THAT(losses.front(), WithinRel(Y.squaredNorm() / (d_out * n), 1e-14));
   const Eigen::MatrixXd W = f.w1(f.params(), 0);
-  const Eigen::MatrixXd ls = (X * X.transpose()).ldlt().solve(X * Y.transpose()).transpose();  // = B to rounding
+  const Eigen::MatrixXd ls = Eigen::MatrixXd(X * X.transpose()).ldlt().solve(Eigen::MatrixXd(X * Y.transpose())).transpose();  // = B to rounding
   INFO("max |W - least squares| " << (W - ls).cwiseAbs().maxCoeff() << ", final batch loss " << losses.back());
   CHECK((ls - B).cwiseAbs().maxCoeff() < 1e-12);
   // AdamW's last steps move by lr_t (m / sqrt v) with lr_t -> 0, so W settles at the minimum: observed

@@ -34,7 +34,7 @@ LossPair ols_gap(int d, int m, double sigma, std::uint64_t seed, int test_size, 
   Eigen::MatrixXd Y = b.transpose() * X, Yt = b.transpose() * Xt;
   for (int i = 0; i < m; ++i) Y(0, i) += sigma * noise.normal(static_cast<std::uint64_t>(i));
   for (int i = 0; i < test_size; ++i) Yt(0, i) += sigma * noise.normal(static_cast<std::uint64_t>(m + i));
-  const Eigen::VectorXd bhat = (X * X.transpose()).ldlt().solve(X * Y.transpose());
+  const Eigen::VectorXd bhat = Eigen::MatrixXd(X * X.transpose()).ldlt().solve(Eigen::VectorXd(X * Y.transpose()));
   f.w1(f.params(), 0) = bhat.transpose();
   *test = evaluate_losses(f, Xt, Yt);
   return evaluate_losses(f, X, Y);
@@ -130,7 +130,7 @@ TEST_CASE("gap run: a function of (spec, key, trial), and one linear expert trai
   one.T = 1, one.k = 1, one.steps = 3000, one.batch = one.m, one.lr = 2e-2;
   const GapRun r = run_gap_trial(one, key, 0);
   const GapData g = gap_data(one, key, 0);
-  const Eigen::VectorXd ols = (g.X * g.X.transpose()).ldlt().solve(g.X * g.Y.transpose());
+  const Eigen::VectorXd ols = Eigen::MatrixXd(g.X * g.X.transpose()).ldlt().solve(Eigen::VectorXd(g.X * g.Y.transpose()));
   const double ols_train = mse(ols, g.X, g.Y), ols_test = mse(ols, g.Xt, g.Yt);
   INFO("trained: train MSE " << r.train_mse << ", test MSE " << r.test_mse << ", norm " << r.expert_norm << "; OLS: "
                              << ols_train << ", " << ols_test << ", " << ols.norm());
@@ -143,7 +143,7 @@ TEST_CASE("gap run: a function of (spec, key, trial), and one linear expert trai
   CHECK(r.router_norm == 0.0);
   // Control: the same comparison against labels without their noise (a run that dropped the noise
   // stream) is rejected: OLS on teacher(x) alone has a far smaller training MSE.
-  const Eigen::VectorXd clean = (g.X * g.X.transpose()).ldlt().solve(g.X * g.Y0.transpose());
+  const Eigen::VectorXd clean = Eigen::MatrixXd(g.X * g.X.transpose()).ldlt().solve(Eigen::VectorXd(g.X * g.Y0.transpose()));
   CHECK(std::abs(r.train_mse - mse(clean, g.X, g.Y0)) > 1e-6 * ols_train);
   // Bounded loss of the OLS fit, computed here: min(1, |r|) averaged.
   const auto bounded = [](const Eigen::VectorXd& bb, const Eigen::MatrixXd& X, const Eigen::MatrixXd& Y) {
