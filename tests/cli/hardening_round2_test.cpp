@@ -23,24 +23,15 @@ using namespace moelab::test_cli;
 
 namespace {
 
-fs::path scratch(const std::string& name) { return scratch_in("moelab_hardening2_test", name); }
+const char* const kSuite = "moelab_hardening2_test";
+fs::path scratch(const std::string& name) { return scratch_in(kSuite, name); }
+fs::path write(const std::string& name, const std::string& text) { return write_in(kSuite, name, text); }
 
-fs::path write(const std::string& name, const std::string& text) {
-  const fs::path p = scratch(name);
-  std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
-  return p;
-}
+// A refused input's message here may be up to 3000 characters (require_refused, process.hpp): some
+// name a whole path.
+constexpr std::size_t kMessageChars = 3000;
 
-/// A refused input: exit 2, the message names `what`, no internal error, a readable length.
-void require_refused(const Result& r, const std::string& what) {
-  INFO(r.out);
-  CHECK(r.code == 2);
-  CHECK(r.out.find(what) != std::string::npos);
-  CHECK(r.out.find("internal") == std::string::npos);
-  CHECK(r.out.size() < 3000);
-}
-
-const char* kTw = "study = \"spectra.tw\"\n[params]\nn = 40\np = 20\n[monte_carlo]\ntrials = 10\n";
+const char* const kTw = kTinyTw;
 // One point of 10^6 Wishart matrices (n = 400, p = 200): minutes of work in one sweep point.
 const char* kLong = "study = \"spectra.tw\"\n[params]\nn = 400\np = 200\n[monte_carlo]\ntrials = 1000000\n";
 
@@ -87,7 +78,7 @@ TEST_CASE("an address-space limit is counted by the memory check, and a failed a
   const std::string exe = "ulimit -v 3000000 && exec " + std::string(MOELAB_EXE) + " run " + sc.string() + " --threads 1 -o " + out.string();
   // Refused before any work: the limit counts RLIMIT_AS (it once admitted the run).
   const Result refused = run_shell(exe + " 2>&1");
-  require_refused(refused, "monte_carlo.max_memory");
+  require_refused(refused, "monte_carlo.max_memory", kMessageChars);
   CHECK(refused.out.find("ulimit") != std::string::npos);
 #if !defined(__SANITIZE_ADDRESS__)  // ASan reserves terabytes of address space: no ulimit -v there
   // Forced past the check (--max-memory): the allocation fails inside a thread's reused training set;
@@ -110,7 +101,7 @@ TEST_CASE("a second run writing the same output is refused with exit 2 while the
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   const std::string before = slurp(journal);
   const Result second = run("run " + write("tw.toml", kTw).string() + " --seed 4 -o " + out.string());
-  require_refused(second, "another moelab run is writing this output");
+  require_refused(second, "another moelab run is writing this output", kMessageChars);
   CHECK(slurp(journal) == before);  // the first run's journal was neither truncated nor appended to
   ::kill(first, SIGINT);
   const auto [status, seconds] = wait_at_most(first, std::chrono::seconds(30));
@@ -192,23 +183,23 @@ TEST_CASE("a journal path that is a FIFO, a link or a directory is refused with 
   // A FIFO (once blocked forever), with and without --resume.
   fs::remove_all(journal);
   REQUIRE(::mkfifo(journal.c_str(), 0600) == 0);
-  require_refused(run_timed(""), "FIFO");
-  require_refused(run_timed("--resume"), "FIFO");
+  require_refused(run_timed(""), "FIFO", kMessageChars);
+  require_refused(run_timed("--resume"), "FIFO", kMessageChars);
   // A symlink to /dev/zero (once read until memory ran out).
   fs::remove_all(journal);
   fs::create_symlink("/dev/zero", journal);
-  require_refused(run_timed("--resume"), "symbolic link");
+  require_refused(run_timed("--resume"), "symbolic link", kMessageChars);
   // A planted symlink to a file of the user's: once truncated and overwritten with exit 0.
   const fs::path victim = write("victim.txt", "precious\n");
   fs::remove_all(journal);
   fs::create_symlink(victim, journal);
-  require_refused(run_timed(""), "symbolic link");
+  require_refused(run_timed(""), "symbolic link", kMessageChars);
   CHECK(slurp(victim) == "precious\n");
   CHECK(fs::is_symlink(journal));
   // A directory (once exit 3).
   fs::remove_all(journal);
   fs::create_directories(journal);
-  require_refused(run_timed("--resume"), "directory");
+  require_refused(run_timed("--resume"), "directory", kMessageChars);
   fs::remove_all(journal);
   CHECK_FALSE(fs::exists(out));
 }
@@ -261,10 +252,10 @@ TEST_CASE("derived names over NAME_MAX are refused before any work", "[cli][hard
   // Before any work by behaviour, not by the clock: the refusal is exit 2 naming the file name, where a
   // check after the work was exit 3 from the failed write.
   const Result r = run("run " + write("long_name.toml", kLong).string() + " --no-journal -o " + out.string());
-  require_refused(r, "file name is");
+  require_refused(r, "file name is", kMessageChars);
   // The journal name (<name>.journal, 8 bytes more) is checked too.
   require_refused(run("run " + write("long_name.toml", kLong).string() + " -o " + scratch(std::string(245, 'b')).string()),
-                  "file name is");
+                  "file name is", kMessageChars);
 }
 
 TEST_CASE("control characters in metadata values are escaped, so every line above the header is a comment",
@@ -295,7 +286,7 @@ TEST_CASE("control characters in metadata values are escaped, so every line abov
 TEST_CASE("a write-protected output is refused, and -o - writes the CSV to stdout", "[cli][hardening2][output]") {
   const fs::path out = write("ro.csv", "keep me\n");
   ::chmod(out.c_str(), 0444);
-  require_refused(run("run " + write("tw.toml", kTw).string() + " -o " + out.string()), "write-protected");
+  require_refused(run("run " + write("tw.toml", kTw).string() + " -o " + out.string()), "write-protected", kMessageChars);
   CHECK(slurp(out) == "keep me\n");
   struct stat st {};
   REQUIRE(::stat(out.c_str(), &st) == 0);
@@ -320,11 +311,11 @@ TEST_CASE("a table header with 50,000 dotted parts is refused, not a stack overf
   std::string header = "[a";
   for (int i = 0; i < 50000; ++i) header += ".a";
   const fs::path sc = write("deep.toml", "study = \"spectra.tw\"\n" + header + "]\nx = 1\n");
-  require_refused(run("run " + sc.string() + " -o " + scratch("deep.csv").string()), "nested deeper than 64");
+  require_refused(run("run " + sc.string() + " -o " + scratch("deep.csv").string()), "nested deeper than 64", kMessageChars);
   std::string key = "a";
   for (int i = 0; i < 50000; ++i) key += ".a";
   require_refused(run("run " + write("deep_key.toml", "study = \"spectra.tw\"\n" + key + " = 1\n").string() + " -o " +
-                      scratch("deep.csv").string()), "nested deeper than 64");
+                      scratch("deep.csv").string()), "nested deeper than 64", kMessageChars);
   // Dots inside strings and comments are not key parts.
   const std::string dots(200, '.');
   CHECK(run("run " + write("dots.toml", "title = \"" + dots + "\" # " + dots + "\n" + kTw).string() + " -o " +
@@ -332,12 +323,12 @@ TEST_CASE("a table header with 50,000 dotted parts is refused, not a stack overf
 }
 
 TEST_CASE("small items: --seeds '', --out-dir /proc, and huge inputs cut in messages", "[cli][hardening2]") {
-  require_refused(run("check --only sparsity.remark3.peak --seeds '' --out-dir " + scratch("seeds").string()), "--seeds");
-  require_refused(run("check --only sparsity.remark3.peak --out-dir /proc"), "--out-dir");
-  require_refused(run("check --only sparsity.remark3.peak --out-dir /proc/moelab"), "--out-dir");
+  require_refused(run("check --only sparsity.remark3.peak --seeds '' --out-dir " + scratch("seeds").string()), "--seeds", kMessageChars);
+  require_refused(run("check --only sparsity.remark3.peak --out-dir /proc"), "--out-dir", kMessageChars);
+  require_refused(run("check --only sparsity.remark3.peak --out-dir /proc/moelab"), "--out-dir", kMessageChars);
   // A 200 kB key: the message quotes at most a few hundred bytes of it.
   const std::string big(200000, 'k');
   const Result r = run("run " + write("bigkey.toml", "study = \"spectra.tw\"\n[params]\nn = 40\np = 20\n" + big + " = 1\n").string() +
                        " -o " + scratch("big.csv").string());
-  require_refused(r, "more bytes");
+  require_refused(r, "more bytes", kMessageChars);
 }

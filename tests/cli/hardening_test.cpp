@@ -25,27 +25,12 @@ using namespace moelab::test_cli;
 
 namespace {
 
-fs::path scratch(const std::string& name) { return scratch_in("moelab_hardening_test", name); }
-
-fs::path write(const std::string& name, const std::string& text) {
-  const fs::path p = scratch(name);
-  std::ofstream(p) << text;
-  return p;
-}
+const char* const kSuite = "moelab_hardening_test";
+fs::path scratch(const std::string& name) { return scratch_in(kSuite, name); }
+fs::path write(const std::string& name, const std::string& text) { return write_in(kSuite, name, text); }
 
 const std::string kScenarios = std::string(MOELAB_SOURCE_DIR) + "/scenarios/";
-
-/// A refused input: exit 2, the message names `key`, no internal error, no source path.
-void require_refused(const Result& r, const std::string& key) {
-  INFO(r.out);
-  CHECK(r.code == 2);
-  CHECK(r.out.find(key) != std::string::npos);
-  CHECK(r.out.find("internal") == std::string::npos);
-  CHECK(r.out.find(".cpp") == std::string::npos);
-  CHECK(r.out.size() < 600);  // one readable message, never a 309-digit bound
-}
-
-const char* kTw = "study = \"spectra.tw\"\n[params]\nn = 40\np = 20\n[monte_carlo]\ntrials = 10\n";
+const char* const kTw = kTinyTw;
 
 }  // namespace
 

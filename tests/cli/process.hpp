@@ -60,6 +60,27 @@ inline fs::path scratch_in(const std::string& suite, const std::string& name) {
   return d / name;
 }
 
+/// Writes `text` to `name` in the scratch folder `suite` (replacing it); returns the path.
+inline fs::path write_in(const std::string& suite, const std::string& name, const std::string& text) {
+  const fs::path p = scratch_in(suite, name);
+  std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
+  return p;
+}
+
+/// A refused input: exit 2, the message names `what`, no internal error and no source path, one
+/// readable message (shorter than `max_chars`: never a 309-digit bound or a whole file echoed).
+inline void require_refused(const Result& r, const std::string& what, std::size_t max_chars = 600) {
+  INFO(r.out);
+  CHECK(r.code == 2);
+  CHECK(r.out.find(what) != std::string::npos);
+  CHECK(r.out.find("internal") == std::string::npos);
+  CHECK(r.out.find(".cpp") == std::string::npos);
+  CHECK(r.out.size() < max_chars);
+}
+
+/// A one-point spectra.tw scenario that runs in milliseconds (n = 40, p = 20, 10 trials).
+inline constexpr const char* kTinyTw = "study = \"spectra.tw\"\n[params]\nn = 40\np = 20\n[monte_carlo]\ntrials = 10\n";
+
 /// Starts moelab with `args`, its stdout and stderr to /dev/null when `quiet`; returns its pid.
 inline pid_t spawn(const std::vector<std::string>& args, bool quiet = true) {
   std::vector<std::string> all{MOELAB_EXE};
