@@ -560,11 +560,8 @@ StudyDef scaling_study() {
   d.figure = "scaling paper, Theorem 4.3 (N^(-beta/d), E^(-beta/d)), Sec. 5; Lemma 3.7 / compositional Eq. 13 (routing patterns)";
   d.trial_unit = "training runs (seeds) per value";
   d.min_trials = 2;
-  d.params = {
-      choice("params.axis", {"active", "data", "experts"}, "what varies: expert width (N_act), training-set size D, or experts E"),
-      integer_list("params.widths", "axis active: the expert widths w (>= 2 values)").optional(),
-      integer_list("params.train_sizes", "axis data: the training-set sizes D (>= 2 values)").optional(),
-      integer_list("params.expert_counts", "axis experts: the expert counts E (>= 2 values, each >= k)").optional(),
+  d.params = detail::scaling_axis_params(2);
+  d.params.insert(d.params.end(), {
       integer("params.d", "input dimension (the manifold dimension of the rates)").in(1, 1024).or_default(8),
       integer("params.teacher_E", "teacher experts").in(1, 64).or_default(16),
       integer("params.teacher_k", "teacher active experts").in(1, 64).or_default(2),
@@ -579,7 +576,7 @@ StudyDef scaling_study() {
       integer("params.test_size", "test inputs (normalized test MSE and mask counts)").in(1, 1 << 22).or_default(4096),
       real("params.lr", "AdamW learning rate").positive().below(10.0).or_default(1e-2),
       real("params.beta", "smoothness beta of the target for the predicted rate (1: the ReLU teacher is Lipschitz)").positive().or_default(1.0),
-  };
+  });
   d.params = with_gating(std::move(d.params));
   d.columns = {
       {"axis", "active, data or experts"},
@@ -951,9 +948,18 @@ StudyDef sraven_study() {
 
 }  // namespace
 
-// For studies_utilisation.cpp (detail/study_support.hpp).
+// For studies_utilisation.cpp and studies_scaling_gap.cpp (detail/study_support.hpp).
 namespace detail {
 std::vector<ParamDecl> compositional_task_params() { return with_gating(task_params()); }
+std::vector<ParamDecl> scaling_axis_params(int min_values) {
+  const std::string n = fmt::format("(>= {} values", min_values);
+  return {
+      choice("params.axis", {"active", "data", "experts"}, "what varies: expert width (N_act), training-set size D, or experts E"),
+      integer_list("params.widths", "axis active: the expert widths w " + n + ")").optional(),
+      integer_list("params.train_sizes", "axis data: the training-set sizes D " + n + ")").optional(),
+      integer_list("params.expert_counts", "axis experts: the expert counts E " + n + ", each >= k)").optional(),
+  };
+}
 CompositionalSpec read_compositional_task(const PointParams& p) { return read_task(p); }
 double compositional_run_bytes(const CompositionalSpec& s) { return compositional_bytes(s); }
 double compositional_run_work(const CompositionalSpec& s, int k) { return compositional_train_work(s, k); }

@@ -18,6 +18,7 @@
 #include "moelab/moe/moe_model.hpp"
 #include "moelab/scenario/study.hpp"
 #include "moelab/trained/detail/scaling_gap_study.hpp"
+#include "moelab/trained/detail/study_support.hpp"
 #include "moelab/trained/scaling_gap.hpp"
 
 namespace moelab::trained {
@@ -84,11 +85,8 @@ StudyDef scaling_gap_study() {
   d.figure = "scaling paper, Lemma 3.7 and the generalization bound (ERM for squared loss), Theorem 4.3, Sec. 5";
   d.trial_unit = "training runs (seeds) per value";
   d.min_trials = 2;
-  d.params = {
-      choice("params.axis", {"active", "data", "experts"}, "what varies: expert width (N_act), training-set size D, or experts E"),
-      integer_list("params.widths", "axis active: the expert widths w (>= 3 values)").optional(),
-      integer_list("params.train_sizes", "axis data: the training-set sizes D (>= 3 values)").optional(),
-      integer_list("params.expert_counts", "axis experts: the expert counts E (>= 3 values, each >= k)").optional(),
+  d.params = detail::scaling_axis_params(3);
+  d.params.insert(d.params.end(), {
       integer("params.d", "input dimension").in(1, 1024).or_default(8),
       integer("params.teacher_E", "teacher experts (1: a single ReLU MLP, Lipschitz)").in(1, 64).or_default(16),
       integer("params.teacher_k", "teacher active experts").in(1, 64).or_default(2),
@@ -109,7 +107,7 @@ StudyDef scaling_gap_study() {
              "the student's gate: softmax over all logits then the top-k probabilities (Switch, the default: k = 1 trains "
              "its router), the softmax over the k selected logits, or a sigmoid per selected logit")
           .or_default("softmax_all"),
-  };
+  });
   d.columns = {
       {"axis", "active, data or experts"},
       {"value", "the axis value (w, D or E)"},

@@ -1,5 +1,6 @@
 // Shared by the trained topic's study files: the compositional task's declarations, reading and cost
-// (defined in studies.cpp, used by studies_utilisation.cpp).
+// and the scaling studies' axis (defined in studies.cpp, used by studies_utilisation.cpp and
+// studies_scaling_gap.cpp).
 #pragma once
 
 #include <vector>
@@ -16,5 +17,9 @@ CompositionalSpec read_compositional_task(const PointParams& p);
 /// Peak bytes of one run per thread, and the training flops of one run at k.
 double compositional_run_bytes(const CompositionalSpec& s);
 double compositional_run_work(const CompositionalSpec& s, int k);
+
+/// The axis of trained.scaling and trained.scaling_gap: params.axis (active, data or experts) and its
+/// three value lists (widths, train_sizes, expert_counts), each of at least `min_values` values.
+std::vector<ParamDecl> scaling_axis_params(int min_values);
 
 }  // namespace moelab::trained::detail
