@@ -628,21 +628,7 @@ StudyDef scaling_study() {
         s.gating = read_gating(p);
         if (pt.axis == ScalingAxis::experts) s.k = p.small("params.experts_k");
         if (s.teacher_k > s.teacher_E) p.fail("params.teacher_k", "teacher_k exceeds teacher_E");
-        const std::string key = pt.axis == ScalingAxis::active ? "params.widths"
-                                : pt.axis == ScalingAxis::data ? "params.train_sizes"
-                                                               : "params.expert_counts";
-        if (!p.has(key)) p.fail(key, fmt::format("axis {} needs {}", axis, key));
-        pt.values = p.integer_list(key);
-        if (pt.values.size() < 2) p.fail(key, "give at least 2 values to fit a power law");
-        for (auto v : pt.values) {
-          const std::int64_t lo = pt.axis == ScalingAxis::data ? 1 : (pt.axis == ScalingAxis::experts ? s.k : 1);
-          const std::int64_t hi = pt.axis == ScalingAxis::data ? (1 << 24) : (pt.axis == ScalingAxis::experts ? 64 : (1 << 14));
-          if (v < lo || v > hi) p.fail(key, fmt::format("value {} outside {}..{}", v, lo, hi));
-        }
-        // The fit needs distinct regressors: a repeated value is refused now, not after the training.
-        for (std::size_t i = 0; i < pt.values.size(); ++i)
-          for (std::size_t j = 0; j < i; ++j)
-            if (pt.values[i] == pt.values[j]) p.fail(key, fmt::format("value {} is given twice; give distinct values", pt.values[i]));
+        pt.values = detail::read_scaling_axis(p, pt.axis, axis, s.k, 2, "give at least 2 values to fit a power law", 1);
         if (pt.axis != ScalingAxis::experts && s.k > s.E) p.fail("params.k", "k exceeds E");
         return pt;
       },
@@ -951,6 +937,24 @@ StudyDef sraven_study() {
 // For studies_utilisation.cpp and studies_scaling_gap.cpp (detail/study_support.hpp).
 namespace detail {
 std::vector<ParamDecl> compositional_task_params() { return with_gating(task_params()); }
+std::vector<std::int64_t> read_scaling_axis(const PointParams& p, ScalingAxis axis, const std::string& axis_name, int k,
+                                            std::size_t min_values, const std::string& too_few, std::int64_t min_train_size) {
+  const std::string key = axis == ScalingAxis::active ? "params.widths"
+                          : axis == ScalingAxis::data ? "params.train_sizes"
+                                                      : "params.expert_counts";
+  if (!p.has(key)) p.fail(key, fmt::format("axis {} needs {}", axis_name, key));
+  std::vector<std::int64_t> values = p.integer_list(key);
+  if (values.size() < min_values) p.fail(key, too_few);
+  const std::int64_t lo = axis == ScalingAxis::data ? min_train_size : (axis == ScalingAxis::experts ? k : 1);
+  const std::int64_t hi = axis == ScalingAxis::data ? (1 << 24) : (axis == ScalingAxis::experts ? 64 : (1 << 14));
+  for (auto v : values)
+    if (v < lo || v > hi) p.fail(key, fmt::format("value {} outside {}..{}", v, lo, hi));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (values[i] == values[j]) p.fail(key, fmt::format("value {} is given twice; give distinct values", values[i]));
+  return values;
+}
+
 std::vector<ParamDecl> scaling_axis_params(int min_values) {
   const std::string n = fmt::format("(>= {} values", min_values);
   return {

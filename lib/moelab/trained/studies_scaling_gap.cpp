@@ -189,20 +189,7 @@ StudyDef scaling_gap_study() {
         if (!moe::parse_gate(gate, s.gating.gate)) p.fail("params.gate", fmt::format("unknown gate '{}'", gate));
         if (s.teacher_k > s.teacher_E) p.fail("params.teacher_k", "teacher_k exceeds teacher_E");
         if (s.k > s.E && pt.axis != ScalingAxis::experts) p.fail("params.k", "k exceeds E");
-        const std::string key = pt.axis == ScalingAxis::active ? "params.widths"
-                                : pt.axis == ScalingAxis::data ? "params.train_sizes"
-                                                               : "params.expert_counts";
-        if (!p.has(key)) p.fail(key, fmt::format("axis {} needs {}", axis, key));
-        pt.values = p.integer_list(key);
-        if (pt.values.size() < 3) p.fail(key, "give at least 3 values (the floor fit has 3 coefficients)");
-        for (auto v : pt.values) {
-          const std::int64_t lo = pt.axis == ScalingAxis::data ? 2 : (pt.axis == ScalingAxis::experts ? s.k : 1);
-          const std::int64_t hi = pt.axis == ScalingAxis::data ? (1 << 24) : (pt.axis == ScalingAxis::experts ? 64 : (1 << 14));
-          if (v < lo || v > hi) p.fail(key, fmt::format("value {} outside {}..{}", v, lo, hi));
-        }
-        for (std::size_t i = 0; i < pt.values.size(); ++i)
-          for (std::size_t j = 0; j < i; ++j)
-            if (pt.values[i] == pt.values[j]) p.fail(key, fmt::format("value {} is given twice; give distinct values", pt.values[i]));
+        pt.values = detail::read_scaling_axis(p, pt.axis, axis, s.k, 3, "give at least 3 values (the floor fit has 3 coefficients)", 2);
         return pt;
       },
       [](const ScalingGapPoint& pt, const RunContext& ctx, RowSink& rows) {

@@ -3,10 +3,14 @@
 // studies_scaling_gap.cpp).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "moelab/scenario/study.hpp"
 #include "moelab/trained/compositional_task.hpp"
+#include "moelab/trained/scaling_experiment.hpp"
 
 namespace moelab::trained::detail {
 
@@ -21,5 +25,11 @@ double compositional_run_work(const CompositionalSpec& s, int k);
 /// The axis of trained.scaling and trained.scaling_gap: params.axis (active, data or experts) and its
 /// three value lists (widths, train_sizes, expert_counts), each of at least `min_values` values.
 std::vector<ParamDecl> scaling_axis_params(int min_values);
+/// The values of the list that `axis` (named `axis_name` in messages) reads: required, at least
+/// `min_values` of them (else `too_few`, the study's reason), each inside the axis's domain (widths
+/// 1..2^14, training-set sizes min_train_size..2^24, expert counts k..64) and all distinct (the fits
+/// need distinct regressors: refused now, not after the training).
+std::vector<std::int64_t> read_scaling_axis(const PointParams& p, ScalingAxis axis, const std::string& axis_name, int k,
+                                            std::size_t min_values, const std::string& too_few, std::int64_t min_train_size);
 
 }  // namespace moelab::trained::detail
