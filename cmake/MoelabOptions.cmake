@@ -33,11 +33,15 @@ endif()
 # both in the program and in the library (an Eigen kernel or assignment loop that was not inlined) is
 # one weak symbol, and the static link keeps the first copy it sees, the program's: compiled with
 # another -march, the library's own code would then run that copy (other packet sizes, no FMA) and
-# its numbers would depend on what else was linked in.
+# its numbers would depend on what else was linked in. MOELAB_LIBRARY_ISA tells
+# linalg/decompositions.hpp that the file shares the library's instruction set, so it may take Eigen's
+# product kernels from the library: their template arguments depend on the packet size, and an
+# installed consumer compiled with other flags instantiates its own.
 function(moelab_use_library_isa target scope)
   if(MOELAB_ARCH_FLAGS)
     target_compile_options(${target} ${scope} $<$<COMPILE_LANGUAGE:CXX>:${MOELAB_ARCH_FLAGS}>)
   endif()
+  target_compile_definitions(${target} ${scope} $<$<COMPILE_LANGUAGE:CXX>:MOELAB_LIBRARY_ISA>)
 endfunction()
 
 function(moelab_print_summary)

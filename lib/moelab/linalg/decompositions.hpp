@@ -75,7 +75,11 @@
 #ifndef __CUDACC__
 #define MOELAB_EIGEN_EXTERN_TEMPLATE(...) extern template __VA_ARGS__;
 MOELAB_EIGEN_DECOMPOSITIONS(MOELAB_EIGEN_EXTERN_TEMPLATE)
+// The product kernels' names depend on the packet size: only a file compiled with the library's
+// instruction set (MOELAB_LIBRARY_ISA, cmake/MoelabOptions.cmake) may take them from the library.
+#ifdef MOELAB_LIBRARY_ISA
 MOELAB_EIGEN_PRODUCT_KERNELS(MOELAB_EIGEN_EXTERN_TEMPLATE, double)
 MOELAB_EIGEN_PRODUCT_KERNELS(MOELAB_EIGEN_EXTERN_TEMPLATE, float)
+#endif
 #undef MOELAB_EIGEN_EXTERN_TEMPLATE
 #endif
