@@ -18,7 +18,7 @@ namespace moelab::spectra {
 /// variables instead of every matrix entry, where one exists: the Bartlett decomposition of the white
 /// Wishart matrix X X' for sample_covariance_eigenvalues (Bartlett 1933; Muirhead 1982, Thm 3.2.14),
 /// the block-bidiagonal band model below for info_plus_noise_eigenvalues. The eigenvalues have the
-/// same joint law as with `entries` (every entry drawn, the pre-issue-15 algorithm; tests in
+/// same joint law as with `entries` (every entry drawn, the original algorithm; tests in
 /// tests/spectra/reduced_draws_test.cpp), but the draws, hence the bytes, differ. Non-Gaussian
 /// laws always draw the entries.
 enum class Sampler { reduced, entries };
