@@ -1,4 +1,5 @@
-// Many runs of the granularity paper's Fig. 2 setting trained at once (moe::Ensemble<float>), for
+// Many runs of the granularity paper's Fig. 2 setting trained at once (moe::make_ensemble_trainer:
+// moe::Ensemble<float>, or moe::EnsembleCuda<float> with --device cuda), for
 // bench/ensemble_side_by_side.sh against the batched PyTorch baseline bench/torch_ensemble.py.
 // Runs: for each (teacher_k, student_k) pair and seed a data group (teacher (2k)e(k)a with
 // kw = --kw, student (2k')e(k')a with k'w' = --student-kw, d = d_out, ReLU experts, no biases,
@@ -34,7 +35,7 @@
 #include "moelab/core/keys.hpp"
 #include "moelab/core/parallel.hpp"
 #include "moelab/moe/ensemble.hpp"
-#include "moelab/moe/ensemble_cuda.hpp"
+#include "moelab/moe/ensemble_trainer.hpp"
 #include "moelab/moe/granularity_experiment.hpp"
 
 using namespace moelab;
@@ -161,25 +162,14 @@ void dump_step0_batch(const std::string& dir, const std::vector<moe::TrainConfig
   }
 }
 
-// What the measurement reads from an ensemble: the CPU ensemble's accessors, then the device's.
-const std::vector<double>& losses_of(moe::Ensemble<float>& e, std::size_t r) { return e.run(r).losses(); }
-std::vector<double> test_nmse_all(moe::Ensemble<float>& e) {
-  std::vector<double> out;
-  for (std::size_t r = 0; r < e.size(); ++r) out.push_back(e.run(r).test_nmse());
-  return out;
-}
+// What the measurement reads from an ensemble of either backend (moe::EnsembleTrainer).
 /// The student of run r and the gradient of its last step, in PyTorch's layout (--dump-batch's check).
-std::vector<float> student_of(moe::Ensemble<float>& e, std::size_t r) { return torch_layout(e.run(r).student(), e.run(r).student().params()); }
-std::vector<float> gradient_of(moe::Ensemble<float>& e, std::size_t r) { return torch_layout(e.run(r).student(), e.run(r).last_gradient()); }
-
-const std::vector<double>& losses_of(moe::EnsembleCuda<float>& e, std::size_t r) { return e.losses(r); }
-std::vector<double> test_nmse_all(moe::EnsembleCuda<float>& e) { return e.test_nmse(); }
-std::vector<float> student_of(moe::EnsembleCuda<float>& e, std::size_t r) {
+std::vector<float> student_of(const moe::EnsembleTrainer<float>& e, std::size_t r) {
   moe::MoeModel<float> m(e.config(r).student);
   m.params() = e.student_params(r);
   return torch_layout(m, m.params());
 }
-std::vector<float> gradient_of(moe::EnsembleCuda<float>& e, std::size_t r) {
+std::vector<float> gradient_of(const moe::EnsembleTrainer<float>& e, std::size_t r) {
   moe::MoeModel<float> m(e.config(r).student);
   return torch_layout(m, e.last_gradient(r));
 }
@@ -190,10 +180,8 @@ struct Options {
   bool dump_batch = false, tf32 = false;
 };
 
-/// Trains `ens` (any ensemble with train_until and the accessors above) for warmup + steps and prints
-/// the measurement; writes the after-training files under --dump.
-template <class Ens>
-int measure(Ens& ens, const Options& o, const std::vector<moe::TrainConfig>& runs) {
+/// Trains `ens` for warmup + steps and prints the measurement; writes the after-training files under --dump.
+int measure(moe::EnsembleTrainer<float>& ens, const Options& o, const std::vector<moe::TrainConfig>& runs) {
   const std::int64_t total = runs.front().steps;
   std::int64_t start = o.warmup;
   if (o.dump_batch) {
@@ -203,7 +191,7 @@ int measure(Ens& ens, const Options& o, const std::vector<moe::TrainConfig>& run
     std::ofstream l(o.dump + "/moelab_step0_loss.tsv");
     l << "run\tloss\n";
     for (std::size_t r = 0; r < runs.size(); ++r) {
-      l << fmt::format("{}\t{:.17g}\n", r, losses_of(ens, r).front());
+      l << fmt::format("{}\t{:.17g}\n", r, ens.losses(r).front());
       write_floats(fmt::format("{}/student_{}.step1.f32", o.dump, r), student_of(ens, r));
       write_floats(fmt::format("{}/student_{}.grad0.f32", o.dump, r), gradient_of(ens, r));
     }
@@ -226,9 +214,9 @@ int measure(Ens& ens, const Options& o, const std::vector<moe::TrainConfig>& run
     std::ofstream l(o.dump + "/moelab_losses.tsv"), f(o.dump + "/moelab_final.tsv");
     l << "run\tstep\tloss\n";
     f << "run\ttest_nmse\n";
-    const std::vector<double> nmse = test_nmse_all(ens);
+    const std::vector<double> nmse = ens.test_nmse();
     for (std::size_t r = 0; r < runs.size(); ++r) {
-      const auto& loss = losses_of(ens, r);
+      const auto& loss = ens.losses(r);
       for (std::size_t t = 0; t < loss.size(); ++t)
         if (t % 10 == 0 || t + 1 == loss.size()) l << fmt::format("{}\t{}\t{:.9g}\n", r, t, loss[t]);
       f << fmt::format("{}\t{:.9g}\n", r, nmse[r]);
@@ -253,7 +241,7 @@ int main(int argc, char** argv) {
   app.add_option("--student-kw", o.student_kw, "student active neurons k' w' (default 1.25 kw)")->check(CLI::NonNegativeNumber);
   app.add_option("--test-size", o.test_size, "test samples of the normalized test MSE")->check(CLI::PositiveNumber);
   app.add_option("--threads", o.threads, "threads")->check(CLI::PositiveNumber);
-  app.add_option("--device", o.device, "cpu (moe::Ensemble<float>) or cuda (moe::EnsembleCuda<float>: dense batched GEMMs, one CUDA graph per step)")->check(CLI::IsMember({"cpu", "cuda"}));
+  app.add_option("--device", o.device, "cpu (moe::Ensemble<float>) or cuda (moe::EnsembleCuda<float>: dense batched GEMMs, one CUDA graph per step), through moe::make_ensemble_trainer")->check(CLI::IsMember({"cpu", "cuda"}));
   app.add_option("--dump", o.dump, "directory (existing) for the manifest, the initial parameters, the losses and final test errors");
   app.add_flag("--tf32", o.tf32, "cuda: float32 GEMMs in TF32 (products rounded to 10 mantissa bits; off by default)");
   app.add_flag("--dump-batch", o.dump_batch, "with --dump: step 0's batch, losses and after-step students for torch_ensemble.py --check");
@@ -296,12 +284,8 @@ int main(int argc, char** argv) {
       dump_initial(o.dump, runs, group, trial);
       if (o.dump_batch) dump_step0_batch(o.dump, runs, group, groups);
     }
-    if (o.device == "cuda") {
-      moe::EnsembleCuda<float> ens(runs, o.tf32);
-      return measure(ens, o, runs);
-    }
-    moe::Ensemble<float> ens(runs);
-    return measure(ens, o, runs);
+    const auto ens = moe::make_ensemble_trainer<float>(o.device == "cuda" ? Backend::cuda : Backend::cpu, runs, o.tf32);
+    return measure(*ens, o, runs);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_moe_ensemble: %s\n", e.what());
     return 2;

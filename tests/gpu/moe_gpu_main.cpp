@@ -34,6 +34,7 @@
 #include "kernels/moe_layer.cuh"
 #include "moelab/moe/detail/moe_layer_host.hpp"
 #include "moelab/moe/ensemble_cuda.hpp"
+#include "moelab/moe/ensemble_trainer.hpp"
 #include "moelab/moe/granularity_experiment.hpp"
 #include "moelab/moe/teacher_student_trainer.hpp"
 
@@ -206,14 +207,16 @@ std::vector<TrainConfig> ensemble_runs(std::int64_t steps) {
 }  // namespace
 
 TEST_CASE("device ensemble trains every run as the CPU trainer trains it alone", "[gpu][moe][ensemble]") {
-  // The dense, batched, graph-replayed device ensemble (ensemble_cuda.hpp) against TeacherStudent run
-  // by run. Tolerances as the single-run device trainer's above: double 1e-8 over the curve and the
+  // The dense, batched, graph-replayed device ensemble (ensemble_cuda.hpp, from the factory
+  // make_ensemble_trainer as the study gets it) against TeacherStudent run by run. Tolerances as the single-run device trainer's above: double 1e-8 over the curve and the
   // final test error (rounding amplified through AdamW), float32 1e-5 on step 0 (identical inputs
   // and parameters: only summation order), 1e-2 over the curve and 5% on the final test error.
   const std::int64_t steps = 150;
   const auto cfgs = ensemble_runs(steps);
   SECTION("float64") {
-    EnsembleCuda<double> ens(cfgs);
+    const auto dev = make_ensemble_trainer<double>(Backend::cuda, cfgs);
+    REQUIRE(dev->backend() == Backend::cuda);
+    auto& ens = *dev;
     ens.train_until(steps);
     const std::vector<double> nmse = ens.test_nmse();
     for (std::size_t r = 0; r < cfgs.size(); ++r) {
@@ -229,7 +232,8 @@ TEST_CASE("device ensemble trains every run as the CPU trainer trains it alone",
     }
   }
   SECTION("float32, TF32 off") {
-    EnsembleCuda<float> ens(cfgs);
+    const auto dev = make_ensemble_trainer<float>(Backend::cuda, cfgs);
+    auto& ens = *dev;
     const std::vector<double> init = ens.test_nmse();
     ens.train_until(steps);
     const std::vector<double> nmse = ens.test_nmse();

@@ -3,7 +3,9 @@
 // single-run model's backward on the same batch, a control that runs of different data seeds do not
 // share data; and the study path (moe.teacher_student through StudyDef::run_points): the rows of the
 // batched run equal the point-by-point run, for 1 and 2 threads, and a run resumed from a partial
-// journal gives the same CSV.
+// journal gives the same CSV. And the interface over both backends (moe/ensemble_trainer.hpp): the
+// CPU trainer is Ensemble byte for byte, a saved state resumes to the uninterrupted bytes on every
+// backend present, and the factory refuses the cuda backend naming the reason and --backend.
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -17,9 +19,11 @@
 
 #include <catch2/catch.hpp>
 
+#include "device_harness.hpp"
 #include "moelab/core/journal.hpp"
 #include "moelab/core/parallel.hpp"
 #include "moelab/moe/ensemble.hpp"
+#include "moelab/moe/ensemble_trainer.hpp"
 #include "moelab/moe/granularity_experiment.hpp"
 #include "moelab/scenario/runner.hpp"
 #include "moelab/scenario/study.hpp"
@@ -71,6 +75,17 @@ std::vector<TrainConfig> mixed_runs() {
   other.student.m = 2, other.student.k = 1, other.student.w = 16;
   other.teacher_seed = 21, other.data_seed = 22;
   runs.push_back(other);
+  return runs;
+}
+
+/// Runs the device ensemble can take too (online, MLP experts, one d, batch, step count and test
+/// size): two learning rates of one data group and a run with its own teacher, data and student shape.
+std::vector<TrainConfig> device_runs() {
+  std::vector<TrainConfig> runs{base_config(), base_config(), base_config()};
+  runs[1].opt.lr = 1e-3;
+  runs[2].teacher.m = 8, runs[2].teacher.k = 1, runs[2].teacher.w = 4;
+  runs[2].student.m = 2, runs[2].student.k = 1, runs[2].student.w = 16;
+  runs[2].teacher_seed = 21, runs[2].data_seed = 22, runs[2].student_seed = 23;
   return runs;
 }
 
@@ -451,4 +466,106 @@ TEST_CASE("a CPU job resumes from its saved state under the run's state path, an
     CHECK_FALSE(fs::exists(file(0)));
   }
   for (std::size_t i = 0; i < 2; ++i) fs::remove(file(i));
+}
+
+// ---- the interface over both backends (ensemble_trainer.hpp) ----
+
+TEST_CASE("the CPU ensemble trainer is Ensemble, byte for byte", "[moe][ensemble][backend]") {
+  auto runs = device_runs();
+  runs[2].steps = 25;  // another step count: step() is the smallest over the unfinished runs
+  runs[1].train_size = 100;  // a fixed training set (the CPU takes any run)
+  const auto trainer = make_ensemble_trainer<double>(Backend::cpu, runs);
+  REQUIRE(trainer->backend() == Backend::cpu);
+  REQUIRE(trainer->size() == runs.size());
+  Ensemble<double> ref(runs);
+  CHECK(trainer->steps() == 40);
+  CHECK(trainer->step() == 0);
+  const auto check_same = [&] {
+    const std::vector<double> nmse = trainer->test_nmse();
+    REQUIRE(nmse.size() == runs.size());
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      INFO("run " << r);
+      CHECK(trainer->config(r).opt.lr == runs[r].opt.lr);
+      CHECK(same_bytes(trainer->losses(r), ref.run(r).losses()));
+      const double e = ref.run(r).test_nmse();
+      CHECK(std::memcmp(&nmse[r], &e, sizeof e) == 0);
+      CHECK(same_bytes(trainer->student_params(r), ref.run(r).student().params()));
+      CHECK(same_bytes(trainer->last_gradient(r), ref.run(r).last_gradient()));
+    }
+  };
+  check_same();  // the initial students
+  trainer->train_until(12);
+  ref.train_until(12);
+  CHECK(trainer->step() == 12);
+  check_same();
+  trainer->train_until(30);  // run 2 finishes at 25
+  ref.train_until(30);
+  CHECK(trainer->step() == 30);
+  CHECK(trainer->losses(2).size() == 25);
+  check_same();
+  trainer->train_until(100);
+  ref.train_until(100);
+  CHECK(trainer->step() == 40);  // every run finished: the largest step
+  check_same();
+  // Control: the comparison sees a difference (an ensemble trained less).
+  Ensemble<double> shorter(runs);
+  shorter.train_until(39);
+  CHECK_FALSE(same_bytes(trainer->student_params(0), shorter.run(0).student().params()));
+}
+
+TEST_CASE("an ensemble trainer resumed from its saved state gives the uninterrupted bytes on every backend", "[moe][ensemble][checkpoint][backend]") {
+  const auto runs = device_runs();
+  for (const Backend b : {Backend::cpu, Backend::cuda}) {
+    if (!moelab::test::backend_present(b)) continue;
+    INFO("backend " << to_string(b));
+    const std::string path = temp_prefix(to_string(b));
+    const auto whole = make_ensemble_trainer<float>(b, runs);
+    whole->train_until(40);
+    {
+      const auto first = make_ensemble_trainer<float>(b, runs);
+      CHECK_FALSE(first->load(path));  // nothing saved yet: nothing changed
+      CHECK(first->step() == 0);
+      first->train_until(17);
+      first->save(path);
+    }
+    const auto resumed = make_ensemble_trainer<float>(b, runs);
+    REQUIRE(resumed->load(path));
+    CHECK(resumed->step() == 17);
+    resumed->train_until(40);
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      INFO("run " << r);
+      CHECK(same_bytes(resumed->losses(r), whole->losses(r)));
+      CHECK(same_bytes(resumed->student_params(r), whole->student_params(r)));
+    }
+    CHECK(same_bytes(resumed->test_nmse(), whole->test_nmse()));
+    // Another ensemble's state (the runs in another order) is not restored: the CPU's per-run
+    // fingerprints refuse it (InputError naming the file), the device's returns false.
+    auto swapped = runs;
+    std::swap(swapped[0], swapped[2]);
+    const auto other = make_ensemble_trainer<float>(b, swapped);
+    if (b == Backend::cpu)
+      CHECK_THROWS_AS(other->load(path), InputError);
+    else
+      CHECK_FALSE(other->load(path));
+    resumed->remove_saved(path);
+    CHECK_FALSE(make_ensemble_trainer<float>(b, runs)->load(path));  // removed
+  }
+}
+
+TEST_CASE("make_ensemble_trainer(cuda) refuses runs the device ensemble cannot take, on any machine, naming --backend", "[moe][ensemble][backend]") {
+  auto runs = device_runs();
+  runs[1].student.expert = ExpertKind::linear;
+  CHECK_THROWS_WITH(make_ensemble_trainer<float>(Backend::cuda, runs),
+                    Catch::Matchers::Contains("make_ensemble_trainer(cuda)") && Catch::Matchers::Contains("linear experts") &&
+                        Catch::Matchers::Contains("--backend cpu"));
+  CHECK(make_ensemble_trainer<float>(Backend::cpu, runs)->size() == runs.size());  // the CPU takes them
+}
+
+TEST_CASE("make_ensemble_trainer refuses the cuda backend where CUDA cannot run, naming --backend", "[moe][ensemble][backend]") {
+  if (moelab::test::backend_present(Backend::cuda)) {
+    CHECK(make_ensemble_trainer<float>(Backend::cuda, device_runs())->backend() == Backend::cuda);
+    return;
+  }
+  CHECK_THROWS_WITH(make_ensemble_trainer<float>(Backend::cuda, device_runs()),
+                    Catch::Matchers::Contains("make_ensemble_trainer(cuda)") && Catch::Matchers::Contains("--backend cpu"));
 }

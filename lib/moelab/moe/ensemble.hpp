@@ -18,6 +18,7 @@
 // The device form (moe/ensemble_cuda.hpp) stacks the runs of one shape and evaluates every expert
 // densely, so that each layer of all of them is one batched GEMM and a step is one CUDA graph
 // (detail/ensemble_driver.hpp, emulated on the CPU in tests/moe/ensemble_device_emulation_test.cpp).
+// Both sit behind EnsembleTrainer (ensemble_trainer.hpp), which users get from make_ensemble_trainer.
 #pragma once
 
 #include <cstdint>

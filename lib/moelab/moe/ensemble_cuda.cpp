@@ -2,6 +2,7 @@
 #include "moelab/moe/ensemble_cuda.hpp"
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
@@ -11,6 +12,7 @@
 
 #include "moelab/core/backend.hpp"
 #include "moelab/core/error.hpp"
+#include "moelab/moe/detail/cuda_ensemble_trainer.hpp"
 #include "moelab/moe/detail/ensemble_plan.hpp"
 
 #if MOELAB_HAVE_CUDA
@@ -202,5 +204,41 @@ bool EnsembleCuda<S>::load(const std::string&) { return false; }
 
 template class EnsembleCuda<float>;
 template class EnsembleCuda<double>;
+
+// The CUDA implementation of the ensemble interface (ensemble_trainer.hpp), for make_ensemble_trainer.
+namespace {
+template <class S>
+class CudaEnsembleTrainer final : public EnsembleTrainer<S> {
+ public:
+  using Vec = typename EnsembleTrainer<S>::Vec;
+  CudaEnsembleTrainer(const std::vector<TrainConfig>& runs, bool tf32) : ens_(runs, tf32) {}
+  Backend backend() const override { return Backend::cuda; }
+  std::size_t size() const override { return ens_.size(); }
+  const TrainConfig& config(std::size_t r) const override { return ens_.config(r); }
+  void train_until(std::int64_t last) override { ens_.train_until(last); }
+  std::int64_t step() const override { return ens_.step(); }
+  std::int64_t steps() const override { return ens_.steps(); }
+  const std::vector<double>& losses(std::size_t r) const override { return ens_.losses(r); }
+  std::vector<double> test_nmse() override { return ens_.test_nmse(); }
+  Vec student_params(std::size_t r) const override { return ens_.student_params(r); }
+  Vec last_gradient(std::size_t r) const override { return ens_.last_gradient(r); }
+  void save(const std::string& path) const override { ens_.save(path); }
+  bool load(const std::string& path) override { return ens_.load(path); }
+  void remove_saved(const std::string& path) const override { std::filesystem::remove(path); }
+
+ private:
+  EnsembleCuda<S> ens_;
+};
+
+}  // namespace
+
+namespace detail {
+template <class S>
+std::unique_ptr<EnsembleTrainer<S>> make_cuda_ensemble_trainer(const std::vector<TrainConfig>& runs, bool tf32) {
+  return std::make_unique<CudaEnsembleTrainer<S>>(runs, tf32);
+}
+template std::unique_ptr<EnsembleTrainer<float>> make_cuda_ensemble_trainer<float>(const std::vector<TrainConfig>&, bool);
+template std::unique_ptr<EnsembleTrainer<double>> make_cuda_ensemble_trainer<double>(const std::vector<TrainConfig>&, bool);
+}  // namespace detail
 
 }  // namespace moelab::moe

@@ -13,6 +13,8 @@
 //
 // Requirements (dense_plan_refusal): every run online, MLP experts, no oracle routing, one d, batch,
 // step count and test size. The cost is m/k times the active experts' flops (2x at the paper's m = 2k).
+// The CUDA implementation of EnsembleTrainer (ensemble_trainer.hpp) wraps it; studies, benchmarks and
+// the CPU tests get it from make_ensemble_trainer(Backend::cuda, ...).
 #pragma once
 
 #include <cstdint>

@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -18,6 +17,7 @@
 #include "moelab/core/parallel.hpp"
 #include "moelab/moe/ensemble.hpp"
 #include "moelab/moe/ensemble_cuda.hpp"
+#include "moelab/moe/ensemble_trainer.hpp"
 
 namespace moelab::moe {
 
@@ -62,140 +62,94 @@ struct BestOf {
   }
 };
 
-/// Jobs on the device, as few ensembles as possible (moe/ensemble_cuda.hpp): every learning rate of
-/// every job one run, the jobs of one ensemble_cuda_key in one ensemble. `done(j)` per job when its
-/// ensemble has finished. Progress on stderr about every 5% of the steps of a long ensemble.
-/// With a state path, each ensemble's state is saved there about once a minute and on an interrupt,
-/// and restored by a later call with the same runs (a resumed run continues with the same bytes).
+/// The jobs `js` (one backend, precision S) trained as one ensemble through make_ensemble_trainer
+/// (moe/ensemble_trainer.hpp): every learning rate of every job one run, a job's learning rates one
+/// data group. `done(j)` per job when the ensemble has finished. With a state path the ensemble's
+/// state is saved there (EnsembleTrainer::save) on an interrupt and about once a minute, restored by a
+/// later call with the same runs (one that cannot be used is ignored with a note, training from the
+/// start), and removed when done; a resumed ensemble finishes with the bytes of an uninterrupted one.
+/// The CPU trains one job per ensemble, many at a time (run_granularity_ensemble), so it steps in
+/// finer chunks (a prompt interrupt) and quietly; the device trains its ensembles one after another
+/// and reports progress on stderr about every 5% of the steps of a long one.
 template <class S>
-void run_cuda_jobs(std::span<const GranularityJob> jobs, const std::vector<std::size_t>& which, std::vector<GranularityRun>& out,
-                   const std::function<void(std::size_t, const GranularityRun&)>& done, const std::string& state_path) {
-  std::map<std::string, std::vector<std::size_t>> sets;
-  for (std::size_t j : which) {
-    const GranularitySpec& sp = *jobs[j].spec;
-    MOELAB_EXPECT(!sp.learning_rates.empty(), "run_granularity_trial: no learning rate");
-    sets[ensemble_cuda_key(granularity_config(sp, jobs[j].key, jobs[j].trial, sp.learning_rates.front()))].push_back(j);
+void train_jobs(Backend backend, std::span<const GranularityJob> jobs, const std::vector<std::size_t>& js, const std::string& state,
+                const std::function<void(std::size_t, const GranularityRun&)>& done) {
+  std::vector<TrainConfig> cfgs;
+  for (std::size_t j : js) {
+    MOELAB_EXPECT(!jobs[j].spec->learning_rates.empty(), "run_granularity_trial: no learning rate");
+    for (double lr : jobs[j].spec->learning_rates) cfgs.push_back(granularity_config(*jobs[j].spec, jobs[j].key, jobs[j].trial, lr));
   }
-  int set_index = 0;
-  for (const auto& [key, js] : sets) {
-    const std::string state = state_path.empty() ? std::string() : state_path + std::to_string(set_index++);
-    std::vector<TrainConfig> cfgs;
-    for (std::size_t j : js)
-      for (double lr : jobs[j].spec->learning_rates) cfgs.push_back(granularity_config(*jobs[j].spec, jobs[j].key, jobs[j].trial, lr));
-    EnsembleCuda<S> ens(cfgs);
-    const std::vector<double> init = ens.test_nmse();  // of the initial students (before any restore)
-    if (!state.empty() && ens.load(state))
-      std::fprintf(stderr, "moelab: device ensemble of %zu runs: resumed at step %lld from '%s'\n", cfgs.size(), static_cast<long long>(ens.step()),
-                   state.c_str());
-    const std::int64_t steps = ens.steps(), chunk = std::max<std::int64_t>(1, steps / 20);
-    const double flops = static_cast<double>(steps) * [&] {
-      double f = 0.0;
-      for (const auto& c : cfgs) f += step_flops(c);
-      return f;
-    }();
-    const auto start = std::chrono::steady_clock::now();
-    auto saved = start;
-    const std::int64_t first = ens.step();
-    for (std::int64_t s = first; s < steps;) {
-      s = std::min(steps, s + chunk);
-      try {
-        ens.train_until(s);
-        check_interrupted();
-      } catch (const Interrupted&) {
-        if (!state.empty()) ens.save(state);  // the steps done so far are kept for --resume
-        throw;
-      }
-      const auto now = std::chrono::steady_clock::now();
-      if (!state.empty() && s < steps && now - saved > std::chrono::seconds(60)) ens.save(state), saved = now;
-      const double secs = std::chrono::duration<double>(now - start).count();
-      if (steps >= 1000)
-        std::fprintf(stderr, "moelab: device ensemble of %zu runs: step %lld / %lld, %.0f s, %.0f useful GFLOP/s\n", cfgs.size(),
-                     static_cast<long long>(s), static_cast<long long>(steps), secs, flops * static_cast<double>(s - first) / static_cast<double>(steps) / secs / 1e9);
-    }
-    const std::vector<double> fin = ens.test_nmse();
-    if (!state.empty()) std::remove(state.c_str());  // its points are journaled below
-    std::size_t r = 0;
-    for (std::size_t j : js) {
-      BestOf best;
-      for (double lr : jobs[j].spec->learning_rates) best.add(lr, init[r], fin[r], ens.losses(r).back()), ++r;
-      out[j] = best.best;
-      done(j, out[j]);
-    }
-  }
-}
-
-/// One job on the CPU: its learning rates as one data group (moe/ensemble.hpp), stepped together.
-/// With a state path (`state` + ".lr<i>" per learning rate: TeacherStudent checkpoints), the runs are
-/// saved on an interrupt and about once a minute, restored by a later call of the same job (a
-/// checkpoint of another configuration is ignored with a note), and removed when the job is done; a
-/// restored job finishes with the bytes of an uninterrupted one.
-template <class S>
-GranularityRun run_group(const GranularitySpec& spec, const RngKey& key, std::int64_t trial, const std::string& state = "") {
-  const auto data = std::make_shared<const TeacherData<S>>(granularity_config(spec, key, trial, spec.learning_rates.front()));
-  std::vector<std::unique_ptr<TeacherStudent<S>>> runs;
-  std::vector<TeacherStudent<S>*> ptrs;
-  std::vector<double> init;
-  const auto fresh = [&] {
-    runs.clear(), ptrs.clear();
-    for (double lr : spec.learning_rates) {
-      runs.push_back(std::make_unique<TeacherStudent<S>>(granularity_config(spec, key, trial, lr), data));
-      ptrs.push_back(runs.back().get());
-    }
-  };
-  fresh();
-  for (const auto& r : runs) init.push_back(r->test_nmse());
-  const auto file = [&](std::size_t i) { return state + ".lr" + std::to_string(i); };
-  if (!state.empty() && std::filesystem::exists(file(0))) {
+  const bool report = backend == Backend::cuda;
+  auto ens = make_ensemble_trainer<S>(backend, cfgs);
+  const std::vector<double> init = ens->test_nmse();  // of the initial students (before any restore)
+  if (!state.empty()) {
     try {
-      for (std::size_t i = 0; i < runs.size(); ++i) runs[i]->load(file(i));
+      if (ens->load(state) && report)
+        std::fprintf(stderr, "moelab: device ensemble of %zu runs: resumed at step %lld from '%s'\n", cfgs.size(), static_cast<long long>(ens->step()),
+                     state.c_str());
     } catch (const InputError& e) {
-      std::fprintf(stderr, "moelab: not resuming from '%s' (%s); training from the start\n", file(0).c_str(), e.what());
-      fresh();
+      std::fprintf(stderr, "moelab: not resuming from '%s' (%s); training from the start\n", state.c_str(), e.what());
+      ens = make_ensemble_trainer<S>(backend, cfgs);
     }
   }
-  const auto save = [&] {
-    for (std::size_t i = 0; i < runs.size(); ++i) runs[i]->save(file(i));
-  };
-  const std::int64_t steps = spec.steps(), chunk = std::max<std::int64_t>(1, steps / 100);
-  auto saved = std::chrono::steady_clock::now();
-  for (std::int64_t s = runs.front()->step(); s < steps;) {
+  const std::int64_t steps = ens->steps(), chunk = std::max<std::int64_t>(1, steps / (backend == Backend::cuda ? 20 : 100));
+  const double flops = static_cast<double>(steps) * [&] {
+    double f = 0.0;
+    for (const auto& c : cfgs) f += step_flops(c);
+    return f;
+  }();
+  const auto start = std::chrono::steady_clock::now();
+  auto saved = start;
+  const std::int64_t first = ens->step();
+  for (std::int64_t s = first; s < steps;) {
     s = std::min(steps, s + chunk);
-    step_group<S>(*data, std::span<TeacherStudent<S>* const>(ptrs), s);
-    if (state.empty()) continue;
     try {
+      ens->train_until(s);
       check_interrupted();
     } catch (const Interrupted&) {
-      save();  // the steps done so far are kept for --resume
+      if (!state.empty()) ens->save(state);  // the steps done so far are kept for --resume
       throw;
     }
-    if (std::chrono::steady_clock::now() - saved > std::chrono::seconds(60)) save(), saved = std::chrono::steady_clock::now();
+    const auto now = std::chrono::steady_clock::now();
+    if (!state.empty() && s < steps && now - saved > std::chrono::seconds(60)) ens->save(state), saved = now;
+    const double secs = std::chrono::duration<double>(now - start).count();
+    if (report && steps >= 1000)
+      std::fprintf(stderr, "moelab: device ensemble of %zu runs: step %lld / %lld, %.0f s, %.0f useful GFLOP/s\n", cfgs.size(),
+                   static_cast<long long>(s), static_cast<long long>(steps), secs, flops * static_cast<double>(s - first) / static_cast<double>(steps) / secs / 1e9);
   }
-  if (!state.empty())
-    for (std::size_t i = 0; i < runs.size(); ++i) std::filesystem::remove(file(i));
-  BestOf best;
-  for (std::size_t i = 0; i < runs.size(); ++i) best.add(spec.learning_rates[i], init[i], runs[i]->test_nmse(), runs[i]->losses().back());
-  return best.best;
+  const std::vector<double> fin = ens->test_nmse();
+  if (!state.empty()) ens->remove_saved(state);  // its points are journaled by `done`
+  std::size_t r = 0;
+  for (std::size_t j : js) {
+    BestOf best;
+    for (double lr : jobs[j].spec->learning_rates) best.add(lr, init[r], fin[r], ens->losses(r).back()), ++r;
+    done(j, best.best);
+  }
 }
 
-GranularityRun run_job(const GranularitySpec& spec, const RngKey& key, std::int64_t trial, const std::string& state = "") {
-  MOELAB_EXPECT(!spec.learning_rates.empty(), "run_granularity_trial: no learning rate");
-  const bool f32 = spec.precision == Precision::float32;
-  if (spec.backend == Backend::cuda) {
-    const GranularityJob job{&spec, key, trial};
-    std::vector<GranularityRun> out(1);
-    const std::vector<std::size_t> which{0};
-    const auto keep = [](std::size_t, const GranularityRun&) {};
-    if (f32) run_cuda_jobs<float>(std::span<const GranularityJob>(&job, 1), which, out, keep, "");
-    else run_cuda_jobs<double>(std::span<const GranularityJob>(&job, 1), which, out, keep, "");
-    return out[0];
-  }
-  return f32 ? run_group<float>(spec, key, trial, state) : run_group<double>(spec, key, trial, state);
+/// Jobs trained as one ensemble (train_jobs): on the CPU one job (run_granularity_ensemble runs many
+/// such sets at once), on the device every job of one precision and ensemble_cuda_key.
+struct JobSet {
+  Backend backend = Backend::cpu;
+  Precision precision = Precision::float32;
+  std::vector<std::size_t> jobs;
+  std::string state;  // where its state is kept ("": nowhere)
+};
+
+void train_set(const JobSet& set, std::span<const GranularityJob> jobs, const std::function<void(std::size_t, const GranularityRun&)>& done) {
+  if (set.precision == Precision::float32)
+    train_jobs<float>(set.backend, jobs, set.jobs, set.state, done);
+  else
+    train_jobs<double>(set.backend, jobs, set.jobs, set.state, done);
 }
 
 }  // namespace
 
 GranularityRun run_granularity_trial(const GranularitySpec& spec, const RngKey& key, std::int64_t trial) {
-  return run_job(spec, key, trial);
+  const GranularityJob job{&spec, key, trial};
+  GranularityRun out;
+  train_set(JobSet{spec.backend, spec.precision, {0}, ""}, std::span<const GranularityJob>(&job, 1), [&](std::size_t, const GranularityRun& r) { out = r; });
+  return out;
 }
 
 std::string granularity_job_state(const std::string& state_path, const GranularityJob& job) {
@@ -239,29 +193,43 @@ std::vector<GranularityRun> run_granularity_ensemble(std::span<const Granularity
                                                      const std::function<void(std::size_t, const GranularityRun&)>& done,
                                                      const std::string& state_path) {
   std::vector<GranularityRun> out(jobs.size());
-  std::vector<std::size_t> cpu, cuda;
-  for (std::size_t j = 0; j < jobs.size(); ++j) (jobs[j].spec->backend == Backend::cuda ? cuda : cpu).push_back(j);
-  // Largest first (dynamic schedule), so that the last group to finish is a small one.
-  std::stable_sort(cpu.begin(), cpu.end(),
-                   [&](std::size_t a, std::size_t b) { return granularity_job_flops(*jobs[a].spec) > granularity_job_flops(*jobs[b].spec); });
+  // On the CPU each job is a set of its own (its learning rates one data group) and the sets run in
+  // parallel, at most one job per thread (the memory estimate's assumption); on the device as few
+  // sets as possible, one per precision and ensemble_cuda_key (d, batch, steps, test and training-set
+  // sizes), trained one after another. Each set keeps its state under its own name.
+  std::vector<JobSet> cpu;
+  std::map<std::pair<int, std::string>, JobSet> device;  // float32 (0) before float64 (1)
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const GranularitySpec& sp = *jobs[j].spec;
+    if (sp.backend == Backend::cpu) {
+      cpu.push_back(JobSet{Backend::cpu, sp.precision, {j}, state_path.empty() ? state_path : granularity_job_state(state_path, jobs[j])});
+      continue;
+    }
+    MOELAB_EXPECT(!sp.learning_rates.empty(), "run_granularity_trial: no learning rate");
+    JobSet& set = device[{sp.precision == Precision::float32 ? 0 : 1,
+                          ensemble_cuda_key(granularity_config(sp, jobs[j].key, jobs[j].trial, sp.learning_rates.front()))}];
+    set.backend = Backend::cuda, set.precision = sp.precision, set.jobs.push_back(j);
+  }
+  // Largest first (dynamic schedule), so that the last set to finish is a small one.
+  const auto flops = [&](const JobSet& s) { return granularity_job_flops(*jobs[s.jobs.front()].spec); };
+  std::stable_sort(cpu.begin(), cpu.end(), [&](const JobSet& a, const JobSet& b) { return flops(a) > flops(b); });
   std::mutex lock;
-  const auto body = [&](std::size_t i) {
-    const std::size_t j = cpu[i];
-    out[j] = run_job(*jobs[j].spec, jobs[j].key, jobs[j].trial, state_path.empty() ? state_path : granularity_job_state(state_path, jobs[j]));
+  const auto keep = [&](std::size_t j, const GranularityRun& r) {
+    out[j] = r;
     const std::lock_guard<std::mutex> hold(lock);
-    done(j, out[j]);
+    done(j, r);
   };
-  // One group: the products parallelise inside the run instead (moe_model.cpp's expert loops).
+  const auto body = [&](std::size_t i) { train_set(cpu[i], jobs, keep); };
+  // One set: the products parallelise inside the run instead (moe_model.cpp's expert loops).
   if (cpu.size() > 1 && num_threads() > 1)
     parallel_for(cpu.size(), body);
   else
     for (std::size_t i = 0; i < cpu.size(); ++i) body(i);
-  // The device jobs as ensembles, one per precision (and per d, batch, steps and test size).
-  std::vector<std::size_t> f32, f64;
-  for (std::size_t j : cuda) (jobs[j].spec->precision == Precision::float32 ? f32 : f64).push_back(j);
-  const auto done_locked = [&](std::size_t j, const GranularityRun& r) { done(j, r); };
-  if (!f32.empty()) run_cuda_jobs<float>(jobs, f32, out, done_locked, state_path.empty() ? state_path : state_path + ".f32.");
-  if (!f64.empty()) run_cuda_jobs<double>(jobs, f64, out, done_locked, state_path.empty() ? state_path : state_path + ".f64.");
+  int index[2] = {0, 0};
+  for (auto& [key, set] : device) {
+    if (!state_path.empty()) set.state = state_path + (key.first == 0 ? ".f32." : ".f64.") + std::to_string(index[key.first]++);
+    train_set(set, jobs, keep);
+  }
   return out;
 }
 

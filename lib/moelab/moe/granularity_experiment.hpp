@@ -53,15 +53,17 @@ struct GranularityJob {
   std::int64_t trial = 0;
 };
 
-/// Every job's run_granularity_trial, with the same bytes, trained as one ensemble on the CPU
-/// (moe/ensemble.hpp): each job is a data group (its learning rates share the teacher, the test set
-/// and every batch), the groups run in parallel, largest first. `done(j, run)` is called once per job
-/// as it completes, one call at a time (under a lock, on any thread); an exception it throws ends the
-/// ensemble. Jobs whose spec names the cuda backend run as device ensembles (moe/ensemble_cuda.hpp:
-/// every learning rate of every job one run; one ensemble per precision, d, batch, steps and test size).
-/// `state_path` (RunContext::state_path): where the jobs keep their mid-run state (each CPU job its
-/// learning rates' checkpoints, each device ensemble its state), saved on an interrupt and about once a
-/// minute, restored by a later run of the same jobs, removed once they are done.
+/// Every job's run_granularity_trial, with the same bytes, each ensemble through
+/// make_ensemble_trainer (moe/ensemble_trainer.hpp) for the backend the job's spec names. On the CPU
+/// each job is an ensemble of its own (its learning rates one data group: they share the teacher, the
+/// test set and every batch) and the jobs run in parallel, largest first; on the device as few
+/// ensembles as possible (every learning rate of every job one run; one ensemble per precision, d,
+/// batch, steps, test and training-set size), one after another. `done(j, run)` is called once per
+/// job as it completes, one call at a time (under a lock, on any thread); an exception it throws ends
+/// the ensemble. `state_path` (RunContext::state_path): where the ensembles keep their mid-run state
+/// (EnsembleTrainer::save: a CPU job's learning rates' checkpoints, a device ensemble's state file),
+/// saved on an interrupt and about once a minute, restored by a later run of the same jobs (a state
+/// that cannot be used is ignored with a note), removed once they are done.
 std::vector<GranularityRun> run_granularity_ensemble(std::span<const GranularityJob> jobs,
                                                      const std::function<void(std::size_t, const GranularityRun&)>& done,
                                                      const std::string& state_path = "");

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -245,16 +246,7 @@ CompositionalSpec read_task(const PointParams& p) {
   return s;
 }
 
-/// A list of k values under `key`, each in 1..T, at least one (messages naming the key).
-std::vector<int> read_k_list(const PointParams& p, const std::string& key, int T, const char* what) {
-  std::vector<int> out;
-  for (auto k : p.integer_list(key)) {
-    if (k < 1 || k > T) p.fail(key, fmt::format("{} = {} outside 1..T = {}", what, k, T));
-    out.push_back(static_cast<int>(k));
-  }
-  if (out.empty()) p.fail(key, fmt::format("give at least one {}", what));
-  return out;
-}
+using detail::read_k_list;
 
 /// The compositional studies' cost: the data (train and two test sets), the parameters with their
 /// gradient and AdamW moments, and a batch's activations, per thread; and the flops of training at k
@@ -364,13 +356,8 @@ StudyDef compositional_study() {
       },
       [](const KStarPoint& pt, const RunContext& ctx, RowSink& rows) {
         const std::size_t nk = pt.ks.size(), seeds = static_cast<std::size_t>(ctx.trials);
-        const auto runs = parallel_map<CompositionalRun>(nk * seeds, [&](std::size_t i) {
-          CompositionalSpec s = pt.spec;
-          s.k = pt.ks[i / seeds];
-          auto r = run_compositional_trial(s, ctx.key, static_cast<std::int64_t>(i % seeds));
-          ctx.advance();
-          return r;
-        });
+        const auto runs = detail::run_per_k<CompositionalRun>(
+            pt.spec, pt.ks, ctx, [](const CompositionalSpec& s, const RngKey& key, std::int64_t t) { return run_compositional_trial(s, key, t); });
         std::vector<Welford> id(nk), ood(nk), idh(nk), oodh(nk), tr(nk), bay(nk), mk(nk);
         for (std::size_t i = 0; i < runs.size(); ++i) {
           const auto j = i / seeds;
@@ -561,22 +548,14 @@ StudyDef scaling_study() {
   d.trial_unit = "training runs (seeds) per value";
   d.min_trials = 2;
   d.params = detail::scaling_axis_params(2);
-  d.params.insert(d.params.end(), {
-      integer("params.d", "input dimension (the manifold dimension of the rates)").in(1, 1024).or_default(8),
-      integer("params.teacher_E", "teacher experts").in(1, 64).or_default(16),
-      integer("params.teacher_k", "teacher active experts").in(1, 64).or_default(2),
-      integer("params.teacher_w", "teacher expert width").in(1, 1 << 14).or_default(16),
-      integer("params.E", "student experts (base)").in(1, 64).or_default(8),
-      integer("params.k", "student active experts").in(1, 64).or_default(2),
-      integer("params.w", "student expert width (base)").in(1, 1 << 14).or_default(8),
-      integer("params.experts_k", "student active experts on the experts axis (each E >= it)").in(1, 64).or_default(1),
-      integer("params.steps", "AdamW steps (cosine decay)").in(1, 1 << 24).or_default(2000),
-      integer("params.batch", "samples per step").in(1, 1 << 20).or_default(128),
-      integer("params.train_size", "0 = online (fresh samples every step); the data axis sets it").in(0, 1 << 24).or_default(0),
-      integer("params.test_size", "test inputs (normalized test MSE and mask counts)").in(1, 1 << 22).or_default(4096),
-      real("params.lr", "AdamW learning rate").positive().below(10.0).or_default(1e-2),
-      real("params.beta", "smoothness beta of the target for the predicted rate (1: the ReLU teacher is Lipschitz)").positive().or_default(1.0),
-  });
+  // The keys shared with trained.scaling_gap (detail::scaling_model_params) in their describe order,
+  // experts_k between the model and the training keys.
+  auto model = detail::scaling_model_params(), training = detail::scaling_training_params();
+  d.params.insert(d.params.end(), model.begin(), model.end());
+  d.params.push_back(integer("params.experts_k", "student active experts on the experts axis (each E >= it)").in(1, 64).or_default(1));
+  d.params.insert(d.params.end(), training.begin(), training.end());
+  d.params.push_back(
+      real("params.beta", "smoothness beta of the target for the predicted rate (1: the ReLU teacher is Lipschitz)").positive().or_default(1.0));
   d.params = with_gating(std::move(d.params));
   d.columns = {
       {"axis", "active, data or experts"},
@@ -612,18 +591,7 @@ StudyDef scaling_study() {
         auto& s = pt.base;
         const std::string axis = p.text("params.axis");
         pt.axis = axis == "active" ? ScalingAxis::active : axis == "data" ? ScalingAxis::data : ScalingAxis::experts;
-        s.d = p.small("params.d");
-        s.teacher_E = p.small("params.teacher_E");
-        s.teacher_k = p.small("params.teacher_k");
-        s.teacher_w = p.small("params.teacher_w");
-        s.E = p.small("params.E");
-        s.k = p.small("params.k");
-        s.w = p.small("params.w");
-        s.steps = p.integer("params.steps");
-        s.batch = p.integer("params.batch");
-        s.train_size = p.integer("params.train_size");
-        s.test_size = p.integer("params.test_size");
-        s.lr = p.real("params.lr");
+        detail::read_scaling_model(p, s);
         pt.beta = p.real("params.beta");
         s.gating = read_gating(p);
         if (pt.axis == ScalingAxis::experts) s.k = p.small("params.experts_k");
@@ -849,11 +817,7 @@ StudyDef sraven_study() {
         const int width = s.M * s.V + 3 * s.rows;
         if (s.d != 0 && s.d < width)
           p.fail("params.d", fmt::format("d = {} is below the token width M V + 3 rows = {} (0 uses it)", s.d, width));
-        for (auto k : p.integer_list("params.k_list")) {
-          if (k < 1 || k > s.T) p.fail("params.k_list", fmt::format("k = {} outside 1..T = {}", k, s.T));
-          pt.ks.push_back(static_cast<int>(k));
-        }
-        if (pt.ks.empty()) p.fail("params.k_list", "give at least one k");
+        pt.ks = read_k_list(p, "params.k_list", s.T, "k");
         return pt;
       },
       [](const SravenPoint& pt, const RunContext& ctx, RowSink& rows) {
@@ -937,6 +901,54 @@ StudyDef sraven_study() {
 // For studies_utilisation.cpp and studies_scaling_gap.cpp (detail/study_support.hpp).
 namespace detail {
 std::vector<ParamDecl> compositional_task_params() { return with_gating(task_params()); }
+std::vector<int> read_k_list(const PointParams& p, const std::string& key, int T, const char* what) {
+  std::vector<int> out;
+  for (auto k : p.integer_list(key)) {
+    if (k < 1 || k > T) p.fail(key, fmt::format("{} = {} outside 1..T = {}", what, k, T));
+    out.push_back(static_cast<int>(k));
+  }
+  if (out.empty()) p.fail(key, fmt::format("give at least one {}", what));
+  return out;
+}
+std::vector<ParamDecl> scaling_model_params() {
+  return {
+      integer("params.d", "input dimension (the manifold dimension of the rates)").in(1, 1024).or_default(8),
+      integer("params.teacher_E", "teacher experts").in(1, 64).or_default(16),
+      integer("params.teacher_k", "teacher active experts").in(1, 64).or_default(2),
+      integer("params.teacher_w", "teacher expert width").in(1, 1 << 14).or_default(16),
+      integer("params.E", "student experts (base)").in(1, 64).or_default(8),
+      integer("params.k", "student active experts").in(1, 64).or_default(2),
+      integer("params.w", "student expert width (base)").in(1, 1 << 14).or_default(8),
+  };
+}
+std::vector<ParamDecl> scaling_training_params() {
+  return {
+      integer("params.steps", "AdamW steps (cosine decay)").in(1, 1 << 24).or_default(2000),
+      integer("params.batch", "samples per step").in(1, 1 << 20).or_default(128),
+      integer("params.train_size", "0 = online (fresh samples every step); the data axis sets it").in(0, 1 << 24).or_default(0),
+      integer("params.test_size", "test inputs (normalized test MSE and mask counts)").in(1, 1 << 22).or_default(4096),
+      real("params.lr", "AdamW learning rate").positive().below(10.0).or_default(1e-2),
+  };
+}
+ParamDecl& declared(std::vector<ParamDecl>& params, const std::string& key) {
+  const auto it = std::find_if(params.begin(), params.end(), [&](const ParamDecl& p) { return p.key == key; });
+  if (it == params.end()) throw std::logic_error("detail::declared: " + key + " is not declared");  // a study's bug
+  return *it;
+}
+void read_scaling_model(const PointParams& p, ScalingSpec& s) {
+  s.d = p.small("params.d");
+  s.teacher_E = p.small("params.teacher_E");
+  s.teacher_k = p.small("params.teacher_k");
+  s.teacher_w = p.small("params.teacher_w");
+  s.E = p.small("params.E");
+  s.k = p.small("params.k");
+  s.w = p.small("params.w");
+  s.steps = p.integer("params.steps");
+  s.batch = p.integer("params.batch");
+  s.train_size = p.integer("params.train_size");
+  s.test_size = p.integer("params.test_size");
+  s.lr = p.real("params.lr");
+}
 std::vector<std::int64_t> read_scaling_axis(const PointParams& p, ScalingAxis axis, const std::string& axis_name, int k,
                                             std::size_t min_values, const std::string& too_few, std::int64_t min_train_size) {
   const std::string key = axis == ScalingAxis::active ? "params.widths"

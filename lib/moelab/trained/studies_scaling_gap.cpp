@@ -86,19 +86,17 @@ StudyDef scaling_gap_study() {
   d.trial_unit = "training runs (seeds) per value";
   d.min_trials = 2;
   d.params = detail::scaling_axis_params(3);
+  // trained.scaling's model and training keys (detail::scaling_model_params), with this study's
+  // wording and defaults where they differ: a fixed training set (D >= 2), k = 1, a larger test set.
+  auto model = detail::scaling_model_params(), training = detail::scaling_training_params();
+  detail::declared(model, "params.d").doc = "input dimension";
+  detail::declared(model, "params.teacher_E").doc = "teacher experts (1: a single ReLU MLP, Lipschitz)";
+  detail::declared(model, "params.k").or_default(1);
+  detail::declared(training, "params.train_size").in(2, 1 << 24).or_default(2048).doc = "the fixed training set's size D (base; the data axis sets it)";
+  detail::declared(training, "params.test_size").or_default(16384).doc = "test points";
+  d.params.insert(d.params.end(), model.begin(), model.end());
+  d.params.insert(d.params.end(), training.begin(), training.end());
   d.params.insert(d.params.end(), {
-      integer("params.d", "input dimension").in(1, 1024).or_default(8),
-      integer("params.teacher_E", "teacher experts (1: a single ReLU MLP, Lipschitz)").in(1, 64).or_default(16),
-      integer("params.teacher_k", "teacher active experts").in(1, 64).or_default(2),
-      integer("params.teacher_w", "teacher expert width").in(1, 1 << 14).or_default(16),
-      integer("params.E", "student experts (base)").in(1, 64).or_default(8),
-      integer("params.k", "student active experts").in(1, 64).or_default(1),
-      integer("params.w", "student expert width (base)").in(1, 1 << 14).or_default(8),
-      integer("params.steps", "AdamW steps (cosine decay)").in(1, 1 << 24).or_default(2000),
-      integer("params.batch", "samples per step").in(1, 1 << 20).or_default(128),
-      integer("params.train_size", "the fixed training set's size D (base; the data axis sets it)").in(2, 1 << 24).or_default(2048),
-      integer("params.test_size", "test points").in(1, 1 << 22).or_default(16384),
-      real("params.lr", "AdamW learning rate").positive().below(10.0).or_default(1e-2),
       real("params.noise", "label noise standard deviation (the teacher's output has variance 1)").in(0.0, 100.0).or_default(0.5),
       real("params.delta", "the bound's failure probability").positive().below(1.0).or_default(0.05),
       real("params.beta", "smoothness beta of the target for the predicted approximation rate 2 beta / d").positive().or_default(1.0),
@@ -169,18 +167,7 @@ StudyDef scaling_gap_study() {
         auto& s = pt.base.model;
         const std::string axis = p.text("params.axis");
         pt.axis = axis == "active" ? ScalingAxis::active : axis == "data" ? ScalingAxis::data : ScalingAxis::experts;
-        s.d = p.small("params.d");
-        s.teacher_E = p.small("params.teacher_E");
-        s.teacher_k = p.small("params.teacher_k");
-        s.teacher_w = p.small("params.teacher_w");
-        s.E = p.small("params.E");
-        s.k = p.small("params.k");
-        s.w = p.small("params.w");
-        s.steps = p.integer("params.steps");
-        s.batch = p.integer("params.batch");
-        s.train_size = p.integer("params.train_size");
-        s.test_size = p.integer("params.test_size");
-        s.lr = p.real("params.lr");
+        detail::read_scaling_model(p, s);
         pt.base.noise = p.real("params.noise");
         pt.base.delta = p.real("params.delta");
         pt.beta = p.real("params.beta");

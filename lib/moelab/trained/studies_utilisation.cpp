@@ -66,11 +66,7 @@ StudyDef utilisation_study() {
         if (pt.spec.gating.routing != moe::Routing::top_k)
           p.fail("params.routing", "utilisation against k needs top-k routing (k is the number of active experts)");
         if (p.has("params.k_list")) {
-          for (auto k : p.integer_list("params.k_list")) {
-            if (k < 1 || k > pt.spec.T) p.fail("params.k_list", fmt::format("k = {} outside 1..T = {}", k, pt.spec.T));
-            pt.ks.push_back(static_cast<int>(k));
-          }
-          if (pt.ks.empty()) p.fail("params.k_list", "give at least one k");
+          pt.ks = detail::read_k_list(p, "params.k_list", pt.spec.T, "k");
         } else {
           for (int k = 1; k <= pt.spec.T; ++k) pt.ks.push_back(k);
         }
@@ -78,13 +74,7 @@ StudyDef utilisation_study() {
       },
       [](const UtilisationPoint& pt, const RunContext& ctx, RowSink& rows) {
         const std::size_t nk = pt.ks.size(), seeds = static_cast<std::size_t>(ctx.trials);
-        const auto runs = parallel_map<UtilisationRun>(nk * seeds, [&](std::size_t i) {
-          CompositionalSpec s = pt.spec;
-          s.k = pt.ks[i / seeds];
-          auto r = run_utilisation_trial(s, ctx.key, static_cast<std::int64_t>(i % seeds));
-          ctx.advance();
-          return r;
-        });
+        const auto runs = detail::run_per_k<UtilisationRun>(pt.spec, pt.ks, ctx, run_utilisation_trial);
         for (std::size_t j = 0; j < nk; ++j) {
           Welford acc, dm, em, ee, lb, dead;
           for (std::size_t t = 0; t < seeds; ++t) {

@@ -1,6 +1,6 @@
-// Shared by the trained topic's study files: the compositional task's declarations, reading and cost
-// and the scaling studies' axis (defined in studies.cpp, used by studies_utilisation.cpp and
-// studies_scaling_gap.cpp).
+// Shared by the trained topic's study files: the compositional task's declarations, reading and cost,
+// its k lists and runs per k, and the scaling studies' axis, model and training keys (defined in
+// studies.cpp, used by studies_utilisation.cpp and studies_scaling_gap.cpp).
 #pragma once
 
 #include <cstddef>
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "moelab/core/parallel.hpp"
 #include "moelab/scenario/study.hpp"
 #include "moelab/trained/compositional_task.hpp"
 #include "moelab/trained/scaling_experiment.hpp"
@@ -22,9 +23,36 @@ CompositionalSpec read_compositional_task(const PointParams& p);
 double compositional_run_bytes(const CompositionalSpec& s);
 double compositional_run_work(const CompositionalSpec& s, int k);
 
+/// A list of k values under `key`, each in 1..T, at least one (messages naming the key and `what`).
+std::vector<int> read_k_list(const PointParams& p, const std::string& key, int T, const char* what);
+
+/// `trial(spec at k, ctx.key, seed)` for every k of `ks` and seed below ctx.trials, in parallel
+/// (ctx.advance() after each); the run of (ks[j], seed t) at j * trials + t.
+template <class Run, class Trial>
+std::vector<Run> run_per_k(const CompositionalSpec& spec, const std::vector<int>& ks, const RunContext& ctx, const Trial& trial) {
+  const auto seeds = static_cast<std::size_t>(ctx.trials);
+  return parallel_map<Run>(ks.size() * seeds, [&](std::size_t i) {
+    CompositionalSpec s = spec;
+    s.k = ks[i / seeds];
+    auto r = trial(s, ctx.key, static_cast<std::int64_t>(i % seeds));
+    ctx.advance();
+    return r;
+  });
+}
+
 /// The axis of trained.scaling and trained.scaling_gap: params.axis (active, data or experts) and its
 /// three value lists (widths, train_sizes, expert_counts), each of at least `min_values` values.
 std::vector<ParamDecl> scaling_axis_params(int min_values);
+/// The teacher and student keys of trained.scaling and trained.scaling_gap (params.d, teacher_E,
+/// teacher_k, teacher_w, E, k, w) and their training keys (steps, batch, train_size, test_size, lr),
+/// in describe order, declared once with trained.scaling's docs, defaults and limits; a study that
+/// differs changes its own copy through declared().
+std::vector<ParamDecl> scaling_model_params();
+std::vector<ParamDecl> scaling_training_params();
+/// The declaration of `key` in `params` (an internal error when it is not there).
+ParamDecl& declared(std::vector<ParamDecl>& params, const std::string& key);
+/// Reads those keys into `s` (the gate and the axis are the study's).
+void read_scaling_model(const PointParams& p, ScalingSpec& s);
 /// The values of the list that `axis` (named `axis_name` in messages) reads: required, at least
 /// `min_values` of them (else `too_few`, the study's reason), each inside the axis's domain (widths
 /// 1..2^14, training-set sizes min_train_size..2^24, expert counts k..64) and all distinct (the fits
