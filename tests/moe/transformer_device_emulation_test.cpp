@@ -171,6 +171,7 @@ TEST_CASE("emulated device transformer step equals the CPU classifier's losses, 
   // ~1e5 over rounding while a 1e-6 change of the learning rate (the control below) moves them by
   // ~1e-8.
   const AdamWConfig cfg = config();
+  double worst_loss = 0.0, worst_grad = 0.0, worst_params = 0.0;
   for (const Case& c : cases()) {
     CAPTURE(c.name());
     const auto model = make_model<double>(c, 21);
@@ -180,25 +181,33 @@ TEST_CASE("emulated device transformer step equals the CPU classifier's losses, 
     REQUIRE(emu.losses.size() == cpu.losses.size());
     for (std::size_t s = 0; s < cpu.losses.size(); ++s) {
       CAPTURE(s, emu.losses[s], cpu.losses[s]);
-      REQUIRE(std::abs(emu.losses[s] - cpu.losses[s]) <= 1e-12 * cpu.losses[s]);
+      const double e = std::abs(emu.losses[s] - cpu.losses[s]) / cpu.losses[s];
+      REQUIRE(e <= 1e-12);
+      worst_loss = std::max(worst_loss, e);
     }
-    CHECK(rel(emu.first_gradient, cpu.first_gradient) < 1e-12);
-    CHECK(rel(emu.params, cpu.params) < 1e-10);
+    const double eg = rel(emu.first_gradient, cpu.first_gradient), ep = rel(emu.params, cpu.params);
+    CHECK(eg < 1e-12);
+    CHECK(ep < 1e-10);
     CHECK(std::abs(emu.eval_loss - cpu.eval_loss) <= 1e-10 * cpu.eval_loss);
+    worst_grad = std::max(worst_grad, eg), worst_params = std::max(worst_params, ep);
     // The run trains (the comparison is not between two frozen models): the loss of batch 0 fell.
     CHECK(cpu.eval_loss < cpu.losses[0]);
   }
+  WARN(fmt::format("double, {} shapes x {} steps: worst relative difference of a loss {:.2e}, of the first gradient {:.2e}, "
+                   "of the parameters after the steps {:.2e}",
+                   cases().size(), kSteps, worst_loss, worst_grad, worst_params));
 }
 
 TEST_CASE("emulated device transformer step agrees with the CPU classifier in float", "[moe][device][transformer]") {
   // float: the same operations in float32, summation orders differing as in double; rounding is
   // ~6e-8 per operation and grows with the products' length (<= T n = 35 terms here) and through
-  // the softmax and LayerNorm Jacobians; 1e-5 relative on the first loss and gradient (the MoE
-  // emulation test's float bound is 2e-5). After AdamW steps float parameters are compared at 1e-4:
-  // an entry whose gradient is near rounding level can take a different sign in its first update
-  // (AdamW's update is ~lr sign(g) for |g| >> eps), so the parameters carry an absolute error up to
-  // ~lr x 1e-3 relative to their norm in the worst of these cases.
+  // the softmax and LayerNorm Jacobians: 1e-5 relative on the losses, the first gradient and the
+  // parameters after 6 steps (the MoE emulation test's float bound is 2e-5). Measured (the WARN
+  // below): at most 1.1e-7 (losses), 9.6e-7 (gradient), 1.8e-7 (parameters), so the bound leaves
+  // a margin of 10 to 50 for an AdamW update whose gradient entry is near rounding level (its sign
+  // can differ: the update is ~lr sign(g) for |g| >> eps).
   const AdamWConfig cfg = config();
+  double worst_loss = 0.0, worst_grad = 0.0, worst_params = 0.0;
   for (const Case& c : cases()) {
     CAPTURE(c.name());
     const auto model = make_model<float>(c, 21);
@@ -206,10 +215,19 @@ TEST_CASE("emulated device transformer step agrees with the CPU classifier in fl
     const Trace cpu = cpu_run(model, batches, cfg);
     const Trace emu = emulated_run(model, batches, cfg);
     CHECK(std::abs(emu.losses[0] - cpu.losses[0]) <= 1e-5 * cpu.losses[0]);
-    CHECK(rel(emu.first_gradient, cpu.first_gradient) < 1e-5);
-    for (std::size_t s = 0; s < cpu.losses.size(); ++s) CHECK(std::abs(emu.losses[s] - cpu.losses[s]) <= 1e-4 * cpu.losses[s]);
-    CHECK(rel(emu.params, cpu.params) < 1e-4);
+    const double eg = rel(emu.first_gradient, cpu.first_gradient), ep = rel(emu.params, cpu.params);
+    CHECK(eg < 1e-5);
+    for (std::size_t s = 0; s < cpu.losses.size(); ++s) {
+      const double e = std::abs(emu.losses[s] - cpu.losses[s]) / cpu.losses[s];
+      CHECK(e <= 1e-5);
+      worst_loss = std::max(worst_loss, e);
+    }
+    CHECK(ep < 1e-5);
+    worst_grad = std::max(worst_grad, eg), worst_params = std::max(worst_params, ep);
   }
+  WARN(fmt::format("float, {} shapes x {} steps: worst relative difference of a loss {:.2e}, of the first gradient {:.2e}, "
+                   "of the parameters after the steps {:.2e}",
+                   cases().size(), kSteps, worst_loss, worst_grad, worst_params));
 }
 
 TEST_CASE("control: a perturbed learning rate on the emulated side is rejected by the same comparison", "[moe][device][transformer]") {
