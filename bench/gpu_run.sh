@@ -363,14 +363,14 @@ if want sraven; then
       sraven_backend=cuda; sraven_scenario=scenarios/trained_sraven_paper.toml
     else
       # Here: the tiny scenario on the CPU (the comparison script against itself), the device refused
-      # with exit 2, the timing scenario at 5 steps on the CPU, and the CPU-size scenario at 20 steps
+      # with exit 2, the timing scenario at 5 steps on the CPU, and the CPU-size scenario at 100 steps
       # under a short limit in place of the paper size (so that its journal and --resume are exercised).
       step sraven_agree_cpu 300 "$bin/moelab" run "$tiny" --backend cpu --no-journal -o "$out/steps/sraven_tiny_cpu.csv"
       step sraven_agree 10 python3 bench/gpu_compare_sraven.py "$out/steps/sraven_tiny_cpu.csv" "$out/steps/sraven_tiny_cpu.csv"
       step sraven_cuda_refused 60 bash -c '"$0" run "$1" --backend cuda --no-journal -o /dev/null; test $? -eq 2' "$bin/moelab" "$tiny"
       step sraven_timing 600 bash -c "$(declare -f timed); timed \"\$@\"" _ "$bin/moelab" run "$timing" --backend cpu --no-journal \
         -o "$out/steps/sraven_timing.csv"
-      sed -e 's/^steps = .*/steps = 20/' -e 's/^test_size = .*/test_size = 128/' scenarios/trained_sraven.toml > "$out/steps/trained_sraven_paper.toml"
+      sed -e 's/^steps = .*/steps = 100/' -e 's/^test_size = .*/test_size = 128/' scenarios/trained_sraven.toml > "$out/steps/trained_sraven_paper.toml"
       sraven_backend=cpu; sraven_scenario=$out/steps/trained_sraven_paper.toml
       sraven_limit=60
     fi
