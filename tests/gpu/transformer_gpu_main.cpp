@@ -7,11 +7,12 @@
 // (to 1e-12 in double); what remains to check here is the device itself (launches, cuBLAS
 // arguments, CUB sort, memory) and the device's summation orders and contractions.
 //
-// Tolerances: double: losses 1e-11, parameters 1e-9 relative (the emulation's bounds, 1e-12 and 1e-10,
-// times 10 for cuBLAS's FMA and blocking and CUDA's exp/log, 1-2 ulp from glibc's); float:
-// the first loss 1e-5, every loss 1e-4 and the parameters 1e-4 (the emulation's float bounds, which
-// already allow an AdamW sign flip of a near-zero gradient entry). Exit code 77 (skipped) without a
-// CUDA build or device: tests/gpu/gpu_main.hpp.
+// Tolerances (relative, in norm): double: losses 1e-11, parameters and the trained model's logits 1e-9:
+// the emulation's bounds (1e-12 and 1e-10; measured there <= 1.7e-15) times 10 for cuBLAS's FMA and
+// blocking and CUDA's exp/log (1-2 ulp from glibc's). float: the first loss 1e-5 (one forward pass), the
+// later losses, the parameters and the logits 5e-5: the emulation's float bound 1e-5 (measured there
+// <= 9.6e-7) times 5 for the same device differences, as the MoE trainer's GPU test bounds float at
+// 5e-5. Exit code 77 (skipped) without a CUDA build or device: tests/gpu/gpu_main.hpp.
 #include "moelab/config.hpp"
 #include <catch2/catch.hpp>
 
@@ -93,7 +94,9 @@ void compare(AttentionKind a, BlockNorm nm, int k, double tol_first, double tol_
   typename SequenceTrainer<S>::Mat zc, zd;
   const double ec = cpu->evaluate(held, zc), ed = dev->evaluate(held, zd);
   CHECK(std::abs(ed - ec) <= tol_loss * ec);
-  CHECK(test::max_abs_difference(zd, zc) <= tol_params * 10 * static_cast<double>(zc.cwiseAbs().maxCoeff()));
+  REQUIRE(zd.rows() == zc.rows());
+  REQUIRE(zd.cols() == zc.cols());
+  CHECK(rel(std::vector<double>(zd.data(), zd.data() + zd.size()), std::vector<double>(zc.data(), zc.data() + zc.size())) < tol_params);
 }
 
 }  // namespace
@@ -111,7 +114,7 @@ TEST_CASE("device transformer training agrees with the CPU trainer in float32", 
   for (auto a : {AttentionKind::softmax, AttentionKind::hyla})
     for (auto nm : {BlockNorm::none, BlockNorm::layernorm}) {
       CAPTURE(to_string(a), to_string(nm));
-      compare<float>(a, nm, 2, 1e-5, 1e-4, 1e-4);
+      compare<float>(a, nm, 2, 1e-5, 5e-5, 5e-5);
     }
 }
 

@@ -92,7 +92,7 @@ std::vector<double> widen(const std::vector<S>& v) {
 
 /// What one run of `steps` AdamW steps gives on each side.
 struct Trace {
-  std::vector<double> losses, first_gradient, params;
+  std::vector<double> losses, first_gradient, params, eval_logits;
   double eval_loss = 0.0;
 };
 
@@ -110,6 +110,7 @@ Trace cpu_run(SequenceClassifier<S> model, const std::vector<SequenceBatch<S>>& 
   for (const auto& b : batches) t.losses.push_back(train_step(model, b, cfg, st));
   t.params = widen(pack_sequence_params(model));
   t.eval_loss = sequence_loss<S>(model, batches[0], st, nullptr);
+  t.eval_logits.assign(st.logits.data(), st.logits.data() + st.logits.size());
   return t;
 }
 
@@ -140,6 +141,8 @@ Trace emulated_run(const SequenceClassifier<S>& model, const std::vector<Sequenc
   run.forward(theta.data(), X.data(), b0.T, b0.sequences());
   run.loss(b0.labels.data(), false, loss.data());
   t.eval_loss = loss[0];
+  const auto C = static_cast<std::size_t>(B.C()) * static_cast<std::size_t>(b0.sequences());
+  t.eval_logits.assign(run.logits(), run.logits() + C);
   return t;
 }
 
@@ -171,7 +174,7 @@ TEST_CASE("emulated device transformer step equals the CPU classifier's losses, 
   // ~1e5 over rounding while a 1e-6 change of the learning rate (the control below) moves them by
   // ~1e-8.
   const AdamWConfig cfg = config();
-  double worst_loss = 0.0, worst_grad = 0.0, worst_params = 0.0;
+  double worst_loss = 0.0, worst_grad = 0.0, worst_params = 0.0, worst_logits = 0.0;
   for (const Case& c : cases()) {
     CAPTURE(c.name());
     const auto model = make_model<double>(c, 21);
@@ -189,13 +192,15 @@ TEST_CASE("emulated device transformer step equals the CPU classifier's losses, 
     CHECK(eg < 1e-12);
     CHECK(ep < 1e-10);
     CHECK(std::abs(emu.eval_loss - cpu.eval_loss) <= 1e-10 * cpu.eval_loss);
-    worst_grad = std::max(worst_grad, eg), worst_params = std::max(worst_params, ep);
+    const double ez = rel(emu.eval_logits, cpu.eval_logits);
+    CHECK(ez < 1e-10);
+    worst_grad = std::max(worst_grad, eg), worst_params = std::max(worst_params, ep), worst_logits = std::max(worst_logits, ez);
     // The run trains (the comparison is not between two frozen models): the loss of batch 0 fell.
     CHECK(cpu.eval_loss < cpu.losses[0]);
   }
   WARN(fmt::format("double, {} shapes x {} steps: worst relative difference of a loss {:.2e}, of the first gradient {:.2e}, "
-                   "of the parameters after the steps {:.2e}",
-                   cases().size(), kSteps, worst_loss, worst_grad, worst_params));
+                   "of the parameters after the steps {:.2e}, of the trained model's logits {:.2e}",
+                   cases().size(), kSteps, worst_loss, worst_grad, worst_params, worst_logits));
 }
 
 TEST_CASE("emulated device transformer step agrees with the CPU classifier in float", "[moe][device][transformer]") {
@@ -207,7 +212,7 @@ TEST_CASE("emulated device transformer step agrees with the CPU classifier in fl
   // a margin of 10 to 50 for an AdamW update whose gradient entry is near rounding level (its sign
   // can differ: the update is ~lr sign(g) for |g| >> eps).
   const AdamWConfig cfg = config();
-  double worst_loss = 0.0, worst_grad = 0.0, worst_params = 0.0;
+  double worst_loss = 0.0, worst_grad = 0.0, worst_params = 0.0, worst_logits = 0.0;
   for (const Case& c : cases()) {
     CAPTURE(c.name());
     const auto model = make_model<float>(c, 21);
@@ -223,11 +228,13 @@ TEST_CASE("emulated device transformer step agrees with the CPU classifier in fl
       worst_loss = std::max(worst_loss, e);
     }
     CHECK(ep < 1e-5);
-    worst_grad = std::max(worst_grad, eg), worst_params = std::max(worst_params, ep);
+    const double ez = rel(emu.eval_logits, cpu.eval_logits);
+    CHECK(ez < 1e-5);
+    worst_grad = std::max(worst_grad, eg), worst_params = std::max(worst_params, ep), worst_logits = std::max(worst_logits, ez);
   }
   WARN(fmt::format("float, {} shapes x {} steps: worst relative difference of a loss {:.2e}, of the first gradient {:.2e}, "
-                   "of the parameters after the steps {:.2e}",
-                   cases().size(), kSteps, worst_loss, worst_grad, worst_params));
+                   "of the parameters after the steps {:.2e}, of the trained model's logits {:.2e}",
+                   cases().size(), kSteps, worst_loss, worst_grad, worst_params, worst_logits));
 }
 
 TEST_CASE("control: a perturbed learning rate on the emulated side is rejected by the same comparison", "[moe][device][transformer]") {
