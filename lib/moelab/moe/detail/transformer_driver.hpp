@@ -42,7 +42,7 @@ class TransformerRunner {
     const int d = B.d, P = B.P(), C = B.C();
     const std::int64_t cols = n * T;
     reserve(T, n);
-    T_ = T, n_ = n, X_ = X;
+    T_ = T, n_ = n;
     const attn::Dims a = B.attention(T, static_cast<int>(n));
     const S* blk = theta;
     // N1 = LN1(X) or X.
@@ -169,7 +169,6 @@ class TransformerRunner {
   LayerRunner<S, Exec> ffn_;
   int T_ = 1;
   std::int64_t n_ = 0;
-  const S* X_ = nullptr;
   const S* N1p_ = nullptr;
   Buf<S> N1_, xhat1_, rstd1_, N2_, xhat2_, rstd2_, Q_, K_, V_, U_, A_, rnorm_, Z_, tmp_, H1_, F_, Y_, last_, logits_;
   Buf<S> dlogits_, dlast_, dY_, dN_, dH1_, dU_, dA_, dS_, dZ_, dQ_, dK_, dV_;
