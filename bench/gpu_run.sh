@@ -528,6 +528,7 @@ if want sanitizer; then
     sanitize memcheck spectra "$tb/test_gpu_spectra" "device matrices equal the CPU's iid matrices entry by entry"
     sanitize memcheck noisy "$tb/test_gpu_noisy" "gpu noisy: device designs equal draw_training_set"
     sanitize memcheck moe "$tb/test_gpu_moe" "control: TF32 GEMMs are visibly less exact than float32 on the Fig. 2 student"
+    sanitize memcheck transformer "$tb/test_gpu_transformer" "device transformer training agrees with the CPU trainer in float32"
     # racecheck: shared-memory hazards (CUB's radix sort and run-length encoding in routing and moe).
     sanitize racecheck routing "$tb/test_gpu_routing" "device histograms equal the CPU histograms (dense and hashed)"
     sanitize racecheck moe "$tb/test_gpu_moe" "control: TF32 GEMMs are visibly less exact than float32 on the Fig. 2 student"
