@@ -6,8 +6,9 @@
 // tests/moe/transformer_device_emulation_test.cpp with a CPU executor, against the CPU block. The
 // attention's per-index pieces are attention_kernels.hpp's, the MoE FFN is LayerRunner (top-k
 // routing, softmax over the selected logits or equal weights; other gates are refused by
-// layer_dims), the products GEMMs on the same column-major buffers as the CPU's. The steps and their
-// order are the CPU's; only summation orders differ (GEMM blocking; the MoE's input gradient summed
+// layer_dims) on the last token of each sequence (the only one the read-out reads), the products
+// GEMMs on the same column-major buffers as the CPU's. The steps and their order are the CPU's;
+// only summation orders differ (GEMM blocking; the MoE's input gradient summed
 // per input over its slots instead of per expert; the loss summed per sequence, then over
 // sequences), so the two agree to rounding.
 //
@@ -65,10 +66,14 @@ class TransformerRunner {
       ex_.for_each(cols, LayerNormTokens<S>{d, H1_.get(), blk + B.norm2, static_cast<S>(B.ln_eps), xhat2_.get(), rstd2_.get(), N2_.get()});
       N2 = N2_.get();
     }
-    // Y = H1 + MoE(N2); the read-out sees the last token of every sequence.
-    ffn_.forward(theta + B.ffn_offset, N2, nullptr, cols, F_.get());
-    ex_.for_each(cols * d, AddTo<S>{H1_.get(), F_.get(), Y_.get()});
-    ex_.for_each(n * d, GatherLastTokens<S>{Y_.get(), d, T, last_.get()});
+    // Y = H1 + MoE(N2), read only at the last token of every sequence (by the read-out: one block).
+    // A token's FFN output depends on that token alone, so the FFN runs on the n last tokens only,
+    // a factor T less of its work. The CPU block runs it on all T n tokens, where every other
+    // token's output gets a zero gradient: the same parameters and gradients, to summation order.
+    ex_.for_each(n * d, GatherLastTokens<S>{N2, d, T, N2last_.get()});
+    ffn_.forward(theta + B.ffn_offset, N2last_.get(), nullptr, n, F_.get());
+    ex_.for_each(n * d, GatherLastTokens<S>{H1_.get(), d, T, tmp_.get()});
+    ex_.for_each(n * d, AddTo<S>{tmp_.get(), F_.get(), last_.get()});
     const S* Wr = theta + B.readout_offset;
     ex_.gemm(false, false, C, static_cast<int>(n), d, Wr, C, last_.get(), d, logits_.get(), C);
     ex_.for_each(static_cast<std::int64_t>(C) * n, AddReadoutBias<S>{logits_.get(), Wr + static_cast<std::int64_t>(C) * d, C});
@@ -99,9 +104,11 @@ class TransformerRunner {
     ex_.for_each(C, RowSum<S>{dlogits_.get(), C, n, grad + B.readout_offset + static_cast<std::int64_t>(C) * d});
     ex_.gemm(true, false, d, static_cast<int>(n), C, Wr, C, dlogits_.get(), C, dlast_.get(), d);
     ex_.for_each(cols * d, ScatterLastTokens<S>{dlast_.get(), d, T, dY_.get()});
-    // Y = H1 + MoE(N2): the FFN's parameters, and dH1 = dY + (through LN2) J' dY.
-    ffn_.backward(theta + B.ffn_offset, dY_.get(), grad + B.ffn_offset);
-    ffn_.input_gradient(theta + B.ffn_offset, dN_.get());
+    // Y = H1 + MoE(N2) (the FFN on the last tokens): the FFN's parameters, and dH1 = dY + (through
+    // LN2) J' dY, J' dY scattered back to the last tokens (0 on the others).
+    ffn_.backward(theta + B.ffn_offset, dlast_.get(), grad + B.ffn_offset);
+    ffn_.input_gradient(theta + B.ffn_offset, dNlast_.get());
+    ex_.for_each(cols * d, ScatterLastTokens<S>{dNlast_.get(), d, T, dN_.get()});
     if (B.layernorm) {
       ex_.for_each(d, LayerNormParamGradient<S>{d, cols, dN_.get(), xhat2_.get(), gblk + B.norm2});
       ex_.for_each(cols * d, CopyTo<S>{dY_.get(), dH1_.get()});  // dH1 = dY + LN2's part
@@ -157,7 +164,7 @@ class TransformerRunner {
     rnorm_.resize(B.kind == attn::Kind::softmax ? 1 : pairs);
     const std::size_t zsize = B.kind == attn::Kind::hyla ? pairs * static_cast<std::size_t>(B.dh) : 1;
     Z_.resize(zsize), dZ_.resize(zsize);
-    tmp_.resize(d * cols), H1_.resize(d * cols), F_.resize(d * cols), Y_.resize(d * cols);
+    tmp_.resize(d * cols), H1_.resize(d * cols), N2last_.resize(d * un), F_.resize(d * un), dNlast_.resize(d * un);
     dY_.resize(d * cols), dN_.resize(d * cols), dH1_.resize(d * cols);
     dU_.resize(P * cols), dQ_.resize(P * cols), dK_.resize(P * cols), dV_.resize(P * cols);
     last_.resize(d * un), dlast_.resize(d * un), logits_.resize(C * un), dlogits_.resize(C * un);
@@ -170,8 +177,8 @@ class TransformerRunner {
   int T_ = 1;
   std::int64_t n_ = 0;
   const S* N1p_ = nullptr;
-  Buf<S> N1_, xhat1_, rstd1_, N2_, xhat2_, rstd2_, Q_, K_, V_, U_, A_, rnorm_, Z_, tmp_, H1_, F_, Y_, last_, logits_;
-  Buf<S> dlogits_, dlast_, dY_, dN_, dH1_, dU_, dA_, dS_, dZ_, dQ_, dK_, dV_;
+  Buf<S> N1_, xhat1_, rstd1_, N2_, xhat2_, rstd2_, Q_, K_, V_, U_, A_, rnorm_, Z_, tmp_, H1_, N2last_, F_, last_, logits_;
+  Buf<S> dlogits_, dlast_, dY_, dN_, dNlast_, dH1_, dU_, dA_, dS_, dZ_, dQ_, dK_, dV_;
   Buf<double> seq_loss_;
   Buf<int> correct_;
 };
