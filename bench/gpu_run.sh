@@ -10,6 +10,12 @@
 #      --backend cuda), with the time left less 140 s for the steps below: their CSVs and journals go
 #      to $OUT/granularity.tar.gz, and a later call continues them (--resume-from DIR: the unpacked
 #      folder of an earlier call);
+#   1d. SRAVEN on the device (trained.sraven --backend cuda): a tiny scenario on both backends (the
+#      untrained model's test loss must agree to float rounding; the trained columns are tabled), the
+#      device's time per training step at the paper size (M = 1, 200 steps), then the paper-size
+#      scenario (scenarios/trained_sraven_paper.toml) under the time left, journaled: its CSV and
+#      journal go to $OUT/sraven.tar.gz, and a later call continues it (--resume-from DIR: the
+#      unpacked sraven folder of an earlier call);
 #   2. W2 region masses on the device (bench_routing): dense (16,8,256) at 1e8 points, hashed
 #      (256,8,256) and (64,8,1024) at 2e7 points, 3 repetitions each;
 #   3. W1 noisy Fig. 3: moelab's 1000-trial sweep on the device (its compute time printed apart from
@@ -31,6 +37,8 @@
 # Continue the granularity runs in a later call: unpack the returned granularity.tar.gz into a folder
 # of the working tree (e.g. gpu_resume/, not git-ignored so that it travels) and call
 #   bench/gpu_run.sh --resume-from gpu_resume/granularity --stages build,granularity
+# Continue the SRAVEN paper-size run likewise: unpack sraven.tar.gz (e.g. into gpu_resume/) and call
+#   bench/gpu_run.sh --resume-from gpu_resume/sraven --stages build,sraven
 # Here, without a GPU:   bench/gpu_run.sh --dry-run --build build --out /tmp/gpu_dry
 # builds the same targets in an existing build folder and runs every step at small sizes (the GPU tests
 # then report skipped, the device runs are refused with their reason, the granularity stage runs the
@@ -38,7 +46,7 @@
 #
 #   bench/gpu_run.sh [--dry-run] [--build DIR] [--out DIR] [--jobs N] [--budget SECONDS]
 #                    [--resume-from DIR] [--stages LIST] [--granularity-limit SECONDS] [--granularity-list LIST]
-#   --stages: comma-separated subset of build,tests,ensemble,granularity,w2,w1,check,agree,bench,sanitizer
+#   --stages: comma-separated subset of build,tests,ensemble,granularity,sraven,w2,w1,check,agree,bench,sanitizer
 #             (default: all, in that order; "build" = configure + build)
 #   --granularity-list: the paper-size scenarios of the granularity stage, in order (default
 #             fig2,fig3,fig4; fig5 -- 500 epochs of a fixed training set, students up to 16x -- costs
@@ -51,7 +59,7 @@ out=${OUT:-$PWD/gpu_out}
 jobs=$(nproc)
 budget=540
 resume_from=""
-stages="build,tests,ensemble,granularity,w2,w1,check,agree,bench,sanitizer"
+stages="build,tests,ensemble,granularity,sraven,w2,w1,check,agree,bench,sanitizer"
 gran_limit=""
 gran_figs="fig2,fig3,fig4"
 while [ $# -gt 0 ]; do
@@ -65,7 +73,7 @@ while [ $# -gt 0 ]; do
     --stages) stages=$2; shift ;;
     --granularity-limit) gran_limit=$2; shift ;;
     --granularity-list) gran_figs=$2; shift ;;
-    -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,53p' "$0"; exit 0 ;;
     *) echo "gpu_run.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -304,7 +312,7 @@ if want granularity; then
       # saved each minute and on SIGTERM) resumes it within a call or on a still-warm machine, but it is
       # too large to come back in $OUT.
       reserve=20
-      for later in w2 w1 check agree bench sanitizer; do want "$later" && reserve=140 && break; done
+      for later in sraven w2 w1 check agree bench sanitizer; do want "$later" && reserve=140 && break; done
       limit=$(( $(left) - reserve ))
       if [ -n "${gran_started:-}" ] && [ "$limit" -lt 240 ]; then skip "granularity_$name" "not run: under 240 s left (continue with --resume-from, --stages build,granularity)"; continue; fi
       if [ "$limit" -lt 30 ]; then skip "granularity_$name" "not run: budget spent (continue with --resume-from)"; continue; fi
@@ -322,6 +330,78 @@ if want granularity; then
   fi
   tar -C "$out" -czf "$out/granularity.tar.gz" granularity 2>/dev/null
   ls -l "$gran_dir" > "$out/steps/granularity_files.log" 2>&1
+fi
+# ---- 2d. SRAVEN: the transformer block's training on the device (trained.sraven --backend cuda) ----
+# (a) agreement: a tiny scenario on both backends. The untrained model's ID test loss
+# (initial_loss_mean) is one float32 forward pass: it must agree to 1e-5 relative (summation orders
+# and CUDA's exp/log; the emulation test bounds the same pass at 1e-5). The trained columns follow
+# two float32 trajectories whose rounding differences grow with every AdamW step: tabled, not
+# asserted (the device-vs-CPU training check in float64 is gpu:transformer_trainer, stage 1).
+# (b) the device's time per step at the paper size (M = 1, k = 1 and 8, 2 seeds), whole process.
+# (c) scenarios/trained_sraven_paper.toml under the time left, journaled per sweep point (one M: 4 k x
+# 4 seeds x 20000 steps), continued by a later call with --resume-from.
+sraven_dir=$out/sraven
+if want sraven; then wait_moelab; fi
+if want sraven; then
+  mkdir -p "$sraven_dir"
+  tiny=$out/steps/sraven_tiny.toml
+  sed -e 's/^steps = .*/steps = 20/' -e 's/^test_size = .*/test_size = 256/' -e 's/^k_list = .*/k_list = [1, 2]/' \
+      -e 's/^width = .*/width = 16/' -e 's/^d = .*/d = 0/' -e 's/^heads = .*/heads = 2/' -e 's/^d_head = .*/d_head = 8/' \
+      -e 's/^"params.M" = .*/"params.M" = [1, 2]/' -e 's/^trials = .*/trials = 2/' scenarios/trained_sraven.toml > "$tiny"
+  timing=$out/steps/sraven_timing.toml
+  sraven_timing_steps=200; [ $dry -eq 1 ] && sraven_timing_steps=5
+  sed -e "s/^steps = .*/steps = $sraven_timing_steps/" -e 's/^k_list = .*/k_list = [1, 8]/' -e 's/^test_size = .*/test_size = 512/' \
+      -e 's/^"params.M" = .*/"params.M" = [1]/' -e 's/^trials = .*/trials = 2/' scenarios/trained_sraven_paper.toml > "$timing"
+  sraven_limit=""
+  if [ -x "$bin/moelab" ]; then
+    if [ $dry -eq 0 ]; then
+      step sraven_agree_cpu 120 "$bin/moelab" run "$tiny" --backend cpu --no-journal -o "$out/steps/sraven_tiny_cpu.csv"
+      step sraven_agree_cuda 120 "$bin/moelab" run "$tiny" --backend cuda --no-journal -o "$out/steps/sraven_tiny_cuda.csv"
+      step sraven_agree 10 python3 bench/gpu_compare_sraven.py "$out/steps/sraven_tiny_cpu.csv" "$out/steps/sraven_tiny_cuda.csv"
+      step sraven_timing 150 bash -c "$(declare -f timed); timed \"\$@\"" _ "$bin/moelab" run "$timing" --backend cuda --no-journal \
+        -o "$out/steps/sraven_timing.csv"
+      sraven_backend=cuda; sraven_scenario=scenarios/trained_sraven_paper.toml
+    else
+      # Here: the tiny scenario on the CPU (the comparison script against itself), the device refused
+      # with exit 2, the timing scenario at 5 steps on the CPU, and the CPU-size scenario at 100 steps
+      # under a short limit in place of the paper size (so that its journal and --resume are exercised).
+      step sraven_agree_cpu 300 "$bin/moelab" run "$tiny" --backend cpu --no-journal -o "$out/steps/sraven_tiny_cpu.csv"
+      step sraven_agree 10 python3 bench/gpu_compare_sraven.py "$out/steps/sraven_tiny_cpu.csv" "$out/steps/sraven_tiny_cpu.csv"
+      step sraven_cuda_refused 60 bash -c '"$0" run "$1" --backend cuda --no-journal -o /dev/null; test $? -eq 2' "$bin/moelab" "$tiny"
+      step sraven_timing 600 bash -c "$(declare -f timed); timed \"\$@\"" _ "$bin/moelab" run "$timing" --backend cpu --no-journal \
+        -o "$out/steps/sraven_timing.csv"
+      sed -e 's/^steps = .*/steps = 100/' -e 's/^test_size = .*/test_size = 128/' scenarios/trained_sraven.toml > "$out/steps/trained_sraven_paper.toml"
+      sraven_backend=cpu; sraven_scenario=$out/steps/trained_sraven_paper.toml
+      sraven_limit=60
+    fi
+    csv=$sraven_dir/trained_sraven_paper.csv
+    opts=()
+    if [ -n "$resume_from" ] && [ -f "$resume_from/trained_sraven_paper.csv" ]; then
+      cp "$resume_from/trained_sraven_paper.csv" "$csv"; skip sraven_paper "finished in an earlier call (copied from $resume_from)"
+    else
+      if [ -n "$resume_from" ] && [ -f "$resume_from/trained_sraven_paper.csv.journal" ]; then
+        cp "$resume_from/trained_sraven_paper.csv.journal" "$csv.journal"; opts=(--resume)
+      fi
+      reserve=20
+      for later in w2 w1 check agree bench sanitizer; do want "$later" && reserve=140 && break; done
+      limit=$(( $(left) - reserve ))
+      [ -n "$sraven_limit" ] && [ "$sraven_limit" -lt "$limit" ] && limit=$sraven_limit
+      if [ "$limit" -lt 30 ]; then
+        skip sraven_paper "not run: budget spent (continue with --resume-from)"
+      else
+        strict=1
+        step sraven_paper "$limit" "$bin/moelab" run "$sraven_scenario" --backend "$sraven_backend" -o "$csv" "${opts[@]}"
+        strict=0
+        if [ -f "$csv.journal" ]; then
+          echo "sraven_paper: unfinished, $(grep -c '^unit ' "$csv.journal" 2>/dev/null || echo 0) points journaled" >> "$out/steps/sraven_paper.log"
+        fi
+      fi
+    fi
+  else
+    skip sraven "not run: $bin/moelab was not built"
+  fi
+  tar -C "$out" -czf "$out/sraven.tar.gz" sraven 2>/dev/null
+  ls -l "$sraven_dir" > "$out/steps/sraven_files.log" 2>&1
 fi
 # ---- 3. W2: region masses on the device ----
 if want w2; then
@@ -448,6 +528,7 @@ if want sanitizer; then
     sanitize memcheck spectra "$tb/test_gpu_spectra" "device matrices equal the CPU's iid matrices entry by entry"
     sanitize memcheck noisy "$tb/test_gpu_noisy" "gpu noisy: device designs equal draw_training_set"
     sanitize memcheck moe "$tb/test_gpu_moe" "control: TF32 GEMMs are visibly less exact than float32 on the Fig. 2 student"
+    sanitize memcheck transformer "$tb/test_gpu_transformer" "device transformer training agrees with the CPU trainer in float32"
     # racecheck: shared-memory hazards (CUB's radix sort and run-length encoding in routing and moe).
     sanitize racecheck routing "$tb/test_gpu_routing" "device histograms equal the CPU histograms (dense and hashed)"
     sanitize racecheck moe "$tb/test_gpu_moe" "control: TF32 GEMMs are visibly less exact than float32 on the Fig. 2 student"
@@ -482,7 +563,7 @@ fi
   grep -hE "Compiling entry|Used [0-9]+ registers|bytes stack frame" "$out/steps/build_gpu_targets.log" 2>/dev/null | sed 's/^ *//' | head -60
   echo '```'
   echo
-  for s in ensemble_side_by_side ensemble_tf32 w2_dense w2_hashed w1_moelab_cuda w1_torch_cholesky w1_torch_lstsq w3_spectra_cuda baselines_torch_cupy \
+  for s in sraven_agree sraven_timing ensemble_side_by_side ensemble_tf32 w2_dense w2_hashed w1_moelab_cuda w1_torch_cholesky w1_torch_lstsq w3_spectra_cuda baselines_torch_cupy \
            w4_moe_epoch_cuda w4_moe_epoch_torch; do
     [ -f "$out/steps/$s.log" ] || continue
     echo "## $s"
@@ -500,11 +581,14 @@ fi
     [ -f "$f" ] || continue
     echo "### $(basename "$f" .log)"; echo '```'; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race|error|passed|failed|skipped" "$f" | head -15; echo '```'
   done
+  echo "## SRAVEN paper-size run ($sraven_dir -> sraven.tar.gz)"
+  echo '```'; cat "$out/steps/sraven_files.log" 2>/dev/null; grep -h "unfinished\|wrote\|resum" "$out"/steps/sraven_paper.log 2>/dev/null | head -20; echo '```'
   echo "## Granularity paper-size runs ($gran_dir -> granularity.tar.gz)"
   echo '```'; cat "$out/steps/granularity_files.log" 2>/dev/null; grep -h "unfinished\|wrote\|resum" "$out"/steps/granularity_*.log 2>/dev/null | head -20; echo '```'
 } > "$results"
 # Few files come back from $OUT: the report, the combined log, the steps folder and the granularity folder packed.
 tar -C "$out" -czf "$out/gpu_steps.tar.gz" steps 2>/dev/null && rm -rf "$out/steps"
 [ -f "$out/granularity.tar.gz" ] && rm -rf "$gran_dir"
-echo "gpu_run.sh: wrote $results ($(wc -l < "$results") lines), $log, $out/gpu_steps.tar.gz$([ -f "$out/granularity.tar.gz" ] && echo ", $out/granularity.tar.gz")"
+[ -f "$out/sraven.tar.gz" ] && rm -rf "$sraven_dir"
+echo "gpu_run.sh: wrote $results ($(wc -l < "$results") lines), $log, $out/gpu_steps.tar.gz$([ -f "$out/granularity.tar.gz" ] && echo ", $out/granularity.tar.gz")$([ -f "$out/sraven.tar.gz" ] && echo ", $out/sraven.tar.gz")"
 grep -E "^\| " "$results" | head -60

@@ -6,8 +6,12 @@
 // grouped layout); the grouping is CUB's stable radix sort of (expert, slot) pairs. One stream (the
 // default), no host synchronisation inside a step except the group sizes (2 x m ints per forward),
 // which size the per-expert GEMMs.
-// Status: compiled in every CUDA build; exercised only where a device exists (tests/gpu/moe_gpu_main.cpp).
+// The same executor runs the transformer block's training step (detail/transformer_driver.hpp,
+// TransformerDevice of transformer.cuh; the SRAVEN study's --backend cuda).
+// Status: compiled in every CUDA build; exercised only where a device exists (tests/gpu/moe_gpu_main.cpp,
+// tests/gpu/transformer_gpu_main.cpp).
 #include "moe_layer.cuh"
+#include "transformer.cuh"
 
 #include <cublas_v2.h>
 #include <cub/device/device_radix_sort.cuh>
@@ -22,6 +26,7 @@
 
 #include "moelab/moe/detail/ensemble_driver.hpp"
 #include "moelab/moe/detail/moe_layer_driver.hpp"
+#include "moelab/moe/detail/transformer_driver.hpp"
 
 namespace moelab::cuda {
 namespace {
@@ -371,5 +376,83 @@ template double moe_device_loss_and_gradient<float>(const moe::hd::LayerDims&, c
                                                     std::int64_t, bool, float*, float*);
 template double moe_device_loss_and_gradient<double>(const moe::hd::LayerDims&, const double*, const double*, const double*, const int*,
                                                      std::int64_t, bool, double*, double*);
+
+// ---- the transformer block (transformer.cuh) ----
+
+template <class S>
+struct TransformerDevice<S>::State {
+  State(const moe::hd::BlockDims& b, bool tf32) : ex(tf32), run(ex, b), B(b) {
+    const auto P = static_cast<std::size_t>(B.total);
+    theta.resize(P), m.resize(P), v.resize(P), grad.resize(P);
+    scalar.resize(1);
+  }
+  DeviceExec ex;
+  moe::hd::TransformerRunner<S, DeviceExec> run;
+  moe::hd::BlockDims B;
+  DeviceBuffer<S> theta, m, v, grad, X;
+  DeviceBuffer<int> labels;
+  DeviceBuffer<double> losses, scalar;
+
+  void put_batch(const S* Xh, const int* lh, int T, std::int64_t n) {
+    const std::int64_t x = static_cast<std::int64_t>(B.d) * T * n, l = n * B.out_heads;
+    X.resize(static_cast<std::size_t>(x));
+    labels.resize(static_cast<std::size_t>(l));
+    ex.upload(X.get(), Xh, x);
+    ex.upload(labels.get(), lh, l);
+  }
+};
+
+template <class S>
+TransformerDevice<S>::TransformerDevice(const moe::hd::BlockDims& B, bool tf32) : s_(std::make_unique<State>(B, tf32)) {}
+
+template <class S>
+TransformerDevice<S>::~TransformerDevice() = default;
+
+template <class S>
+void TransformerDevice<S>::upload(const S* params) {
+  s_->ex.upload(s_->theta.get(), params, s_->B.total);
+  s_->ex.zero(s_->m.get(), s_->B.total);
+  s_->ex.zero(s_->v.get(), s_->B.total);
+}
+
+template <class S>
+void TransformerDevice<S>::step(const S* X, const int* labels, int T, std::int64_t n, const moe::hd::AdamWScalars<S>& a, std::int64_t slot,
+                                std::int64_t slots) {
+  if (slot < 0 || slot >= slots) throw std::invalid_argument("moelab::cuda: TransformerDevice::step: loss slot out of range");
+  // The upload (cudaMemcpy) waits for the previous step, which read the previous batch.
+  s_->put_batch(X, labels, T, n);
+  s_->losses.resize(static_cast<std::size_t>(slots));
+  s_->run.step(s_->theta.get(), s_->m.get(), s_->v.get(), s_->grad.get(), s_->X.get(), s_->labels.get(), T, n, a, s_->losses.get() + slot);
+}
+
+template <class S>
+void TransformerDevice<S>::download_losses(double* host, std::int64_t count) {
+  s_->ex.download(host, s_->losses.get(), count);
+}
+
+template <class S>
+double TransformerDevice<S>::evaluate(const S* X, const int* labels, int T, std::int64_t n, S* logits) {
+  s_->put_batch(X, labels, T, n);
+  s_->run.forward(s_->theta.get(), s_->X.get(), T, n);
+  s_->run.loss(s_->labels.get(), false, s_->scalar.get());
+  double loss = 0.0;
+  s_->ex.download(&loss, s_->scalar.get(), 1);
+  s_->ex.download(logits, s_->run.logits(), static_cast<std::int64_t>(s_->B.C()) * n);
+  return loss;
+}
+
+template <class S>
+void TransformerDevice<S>::download_params(S* params, S* grad) {
+  s_->ex.download(params, s_->theta.get(), s_->B.total);
+  if (grad) s_->ex.download(grad, s_->grad.get(), s_->B.total);
+}
+
+template <class S>
+void TransformerDevice<S>::synchronize() {
+  check(cudaStreamSynchronize(s_->ex.stream()), "cudaStreamSynchronize (transformer trainer)");
+}
+
+template class TransformerDevice<float>;
+template class TransformerDevice<double>;
 
 }  // namespace moelab::cuda

@@ -11,7 +11,9 @@
 #include <fmt/format.h>
 
 #include "moelab/core/keys.hpp"
+#include "moelab/scenario/params.hpp"
 #include "moelab/scenario/runner.hpp"
+#include "moelab/scenario/study.hpp"
 #include "moelab/trained/sraven_task.hpp"
 #include "topic_test_support.hpp"
 
@@ -305,4 +307,30 @@ TEST_CASE("sraven: at the scenario's size M = 1 learns far above chance and M = 
   // Per entry at M = 2: 0.77 measured; chance 0.125 with s.e. sqrt(0.125 x 0.875 / 2048) = 0.007.
   // Above 0.5 is learned rule inference by a margin no sampling error reaches.
   CHECK(two.id_entry_accuracy > 0.5);
+}
+
+TEST_CASE("trained.sraven on the device refuses the gates the device MoE layer does not compute, naming params.gate",
+          "[trained][sraven][studies]") {
+  // The point is prepared as the runner prepares it for a resolved --backend cuda (no device is
+  // needed to parse): softmax_all and sigmoid are refused by key, softmax_selected is accepted; on
+  // the CPU every gate is accepted.
+  const auto& st = test::find_study_in(test::topic_studies<add_studies>(), "trained.sraven");
+  const auto prepared = [&](const std::string& gate, Backend b) -> std::string {
+    const toml::table t = toml::parse("[params]\nM = 1\nsteps = 1\nk_list = [1]\ngate = \"" + gate + "\"\n");
+    const ParamView view(t, "sraven_gate_test.toml");
+    try {
+      (void)st.prepare(PointParams(view, st.params, b));
+    } catch (const InputError& e) {
+      return e.key() + ": " + e.what();
+    }
+    return "(accepted)";
+  };
+  for (const char* g : {"softmax_all", "sigmoid"}) {
+    CAPTURE(g);
+    const std::string r = prepared(g, Backend::cuda);
+    CHECK(r.rfind("params.gate: ", 0) == 0);
+    CHECK(r.find("--backend cpu") != std::string::npos);
+    CHECK(prepared(g, Backend::cpu) == "(accepted)");
+  }
+  CHECK(prepared("softmax_selected", Backend::cuda) == "(accepted)");
 }

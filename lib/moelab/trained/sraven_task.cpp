@@ -8,6 +8,7 @@
 
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/error.hpp"
+#include "moelab/moe/sequence_trainer.hpp"
 
 namespace moelab::trained {
 
@@ -297,10 +298,10 @@ struct Scores {
   std::vector<double> feature;
 };
 
-/// Loss, exact-match and per-entry accuracies of `model` on `problems`, in chunks of 512 sequences
-/// (bounded memory), chunks summed in order.
-Scores score(const moe::SequenceClassifier<Sf>& model, const SravenTask& task, const std::vector<SravenTask::Problem>& problems,
-             int d, moe::SequenceTrainState<Sf>& st) {
+/// Loss, exact-match and per-entry accuracies of the trainer's model on `problems`, in chunks of 512
+/// sequences (bounded memory), chunks summed in order.
+Scores score(moe::SequenceTrainer<Sf>& model, const SravenTask& task, const std::vector<SravenTask::Problem>& problems, int d,
+             typename moe::SequenceTrainer<Sf>::Mat& logits) {
   Scores sc;
   const int M = task.M(), V = task.V();
   sc.feature.assign(static_cast<std::size_t>(M), 0.0);
@@ -313,11 +314,11 @@ Scores score(const moe::SequenceClassifier<Sf>& model, const SravenTask& task, c
     const std::vector<SravenTask::Problem> part(problems.begin() + static_cast<std::ptrdiff_t>(begin),
                                                 problems.begin() + static_cast<std::ptrdiff_t>(end));
     task.encode(part, d, b);
-    sc.loss += moe::sequence_loss<Sf>(model, b, st, nullptr) * static_cast<double>(end - begin);
+    sc.loss += model.evaluate(b, logits) * static_cast<double>(end - begin);
     for (std::size_t i = 0; i < end - begin; ++i) {
       bool all = true;
       for (int j = 0; j < M; ++j) {
-        const Sf* z = st.logits.data() + static_cast<Eigen::Index>(i) * M * V + j * V;
+        const Sf* z = logits.data() + static_cast<Eigen::Index>(i) * M * V + j * V;
         const int arg = static_cast<int>(std::max_element(z, z + V) - z);
         const bool ok = arg == b.labels[i * static_cast<std::size_t>(M) + j];
         right[static_cast<std::size_t>(j)] += ok;
@@ -361,9 +362,13 @@ SravenRun run_sraven_trial(const SravenSpec& spec, const RngKey& key, std::int64
   if (has_ood)
     for (std::int64_t i = 0; i < spec.test_size; ++i) ood.push_back(task.sample(ood_seed, StreamTag::moe_test_data, static_cast<std::uint64_t>(i), true));
 
-  moe::SequenceTrainState<Sf> st;
+  // The CPU trainer is train_step / sequence_loss on one SequenceTrainState (transformer.hpp); the
+  // CUDA trainer the same step on the device (moe/sequence_trainer.hpp). The data are sampled and
+  // encoded here for both.
+  const auto trainer = moe::make_sequence_trainer<Sf>(spec.backend, model);
+  typename moe::SequenceTrainer<Sf>::Mat logits;
   SravenRun r;
-  r.initial_loss = score(model, task, test, d, st).loss;
+  r.initial_loss = score(*trainer, task, test, d, logits).loss;
   moe::AdamWConfig cfg;
   cfg.lr = spec.lr * lr_scale, cfg.weight_decay = spec.weight_decay, cfg.total_steps = std::max<std::int64_t>(1, spec.steps);
   moe::SequenceBatch<Sf> batch;
@@ -377,14 +382,16 @@ SravenRun run_sraven_trial(const SravenSpec& spec, const RngKey& key, std::int64
       problems[static_cast<std::size_t>(i)] =
           task.sample(data, StreamTag::moe_train_data, static_cast<std::uint64_t>(step * spec.batch + i), false);
     task.encode(problems, d, batch);
-    const double loss = moe::train_step(model, batch, cfg, st);
-    if (step >= spec.steps - tail) tail_loss += loss / static_cast<double>(tail);
+    trainer->train_step(batch, cfg);
   }
+  const std::vector<double>& losses = trainer->losses();
+  for (std::int64_t step = std::max<std::int64_t>(0, spec.steps - tail); step < spec.steps; ++step)
+    tail_loss += losses[static_cast<std::size_t>(step)] / static_cast<double>(tail);
   r.final_train_loss = spec.steps > 0 ? tail_loss : std::numeric_limits<double>::quiet_NaN();
-  const Scores id = score(model, task, test, d, st);
+  const Scores id = score(*trainer, task, test, d, logits);
   r.final_loss = id.loss, r.id_accuracy = id.exact, r.id_entry_accuracy = id.entry, r.id_feature_accuracy = id.feature;
   if (has_ood) {
-    const Scores o = score(model, task, ood, d, st);
+    const Scores o = score(*trainer, task, ood, d, logits);
     r.ood_accuracy = o.exact, r.ood_entry_accuracy = o.entry, r.ood_feature_accuracy = o.feature;
   } else {
     r.ood_accuracy = r.ood_entry_accuracy = std::numeric_limits<double>::quiet_NaN();

@@ -50,6 +50,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "moelab/core/backend.hpp"
 #include "moelab/core/keys.hpp"
 #include "moelab/core/stream_tags.hpp"
 #include "moelab/moe/moe_model.hpp"
@@ -139,6 +140,7 @@ struct SravenSpec {
   double lr = 3e-3, weight_decay = 0.0;
   std::int64_t test_size = 1024;  // ID and OOD test problems each
   bool bayes = true;              // compute the Bayes ceilings
+  Backend backend = Backend::cpu;  // where the block trains (moe/sequence_trainer.hpp); the data are the host's either way
   void validate() const;
   int width_d(int token_width) const { return d > 0 ? d : token_width; }
 };

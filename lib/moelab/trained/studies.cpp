@@ -804,6 +804,10 @@ StudyDef sraven_study() {
         s.attention = att == "hyla" ? moe::AttentionKind::hyla : att == "linear" ? moe::AttentionKind::linear : moe::AttentionKind::softmax;
         s.norm = p.text("params.norm") == "layernorm" ? moe::BlockNorm::layernorm : moe::BlockNorm::none;
         if (!moe::parse_gate(p.text("params.gate"), s.gate)) p.fail("params.gate", "unknown gate");
+        s.backend = p.backend();
+        if (s.backend == Backend::cuda && s.gate != moe::Gate::softmax_selected)
+          p.fail("params.gate", fmt::format("the device MoE layer computes the softmax over the selected logits only; gate {} "
+                                            "runs on the CPU (--backend cpu)", moe::to_string(s.gate)));
         s.steps = p.integer("params.steps"), s.batch = p.integer("params.batch");
         s.lr = p.real("params.lr"), s.weight_decay = p.real("params.weight_decay");
         s.test_size = p.integer("params.test_size");
@@ -822,7 +826,7 @@ StudyDef sraven_study() {
       },
       [](const SravenPoint& pt, const RunContext& ctx, RowSink& rows) {
         const std::size_t nk = pt.ks.size(), seeds = static_cast<std::size_t>(ctx.trials);
-        const auto runs = parallel_map<SravenRun>(nk * seeds, [&](std::size_t i) {
+        const auto one = [&](std::size_t i) {
           SravenSpec s = pt.spec;
           s.k = pt.ks[i / seeds];
           // The Bayes ceilings do not depend on k: computed once per seed (the first k).
@@ -830,7 +834,14 @@ StudyDef sraven_study() {
           auto r = run_sraven_trial(s, ctx.key, static_cast<std::int64_t>(i % seeds));
           ctx.advance();
           return r;
-        });
+        };
+        // On the CPU the runs go in parallel over the threads; on the device one after another (each
+        // run's step a sequence of launches: moe/sequence_trainer.hpp).
+        std::vector<SravenRun> runs;
+        if (pt.spec.backend == Backend::cuda)
+          for (std::size_t i = 0; i < nk * seeds; ++i) runs.push_back(one(i));
+        else
+          runs = parallel_map<SravenRun>(nk * seeds, one);
         std::vector<Welford> id(nk), ood(nk), ide(nk), oode(nk), worst(nk), il(nk), fl(nk), tl(nk);
         Welford bid, bood;
         std::vector<std::vector<double>> id_acc(nk, std::vector<double>(seeds)), ood_acc(nk, std::vector<double>(seeds));
@@ -882,6 +893,10 @@ StudyDef sraven_study() {
               .set("trials", ctx.trials);
       },
       [](const SravenPoint& pt, std::int64_t trials) { return pt.ks.size() * static_cast<std::size_t>(trials); });
+  // --backend cuda: the block's training step on the device (moe/sequence_trainer.hpp,
+  // kernels/moe_layer.cu); experimental until tests/gpu/transformer_gpu_main.cpp has passed on a
+  // device (docs/gpu.md).
+  def.cuda = CudaPath::experimental;
   set_cost<SravenPoint>(def, [](const SravenPoint& pt, std::int64_t trials) {
     const auto& s = pt.spec;
     const double d = s.width_d(s.M * s.V + 3 * s.rows), P = static_cast<double>(s.heads) * s.d_head, tok = 3.0 * s.rows;

@@ -147,6 +147,32 @@ class LayerRunner {
     if (L.router_bias) ex_.for_each(L.m, RowSum<S>{dlogits_.get(), L.m, n, grad + L.router_b});
   }
 
+  /// dX (d x n, overwritten) = J' dY, the layer's input gradient with the routing held fixed, for
+  /// the dY of the last backward (which must have run: this reads its dOut, dH and dlogits). The
+  /// residual stream of a transformer block needs it (transformer.hpp's moe_input_gradient computes
+  /// the same on the CPU):
+  ///   experts   dXg_j = W1_j' dPre_j (MLP, dPre = W2_j' dOut_j masked by the ReLU) or W1_j' dOut_j
+  ///             (linear), dOut_j = g dY; summed back per input over its k slots in rank order;
+  ///   router    (softmax over the selected logits) + R' dz, dz the softmax backward of backward().
+  void input_gradient(const S* theta, S* dX) {
+    const LayerDims& L = L_;
+    const std::int64_t n = n_;
+    const int r1 = L.rows1();
+    const S* dfirst = L.mlp ? dH_.get() : dOut_.get();
+    dXg_.resize(static_cast<std::size_t>(n * L.k) * static_cast<std::size_t>(L.d));  // sized on first use: only a block needs it
+    for (int j = 0; j < L.m; ++j) {
+      const int nj = group_size(j);
+      if (nj == 0) continue;
+      const std::int64_t b = begin_h_[static_cast<std::size_t>(j)];
+      ex_.gemm(true, false, L.d, nj, r1, theta + L.expert(j) + L.w1, r1, dfirst + b * r1, r1, dXg_.get() + b * L.d, L.d);
+    }
+    ex_.for_each(n * L.d, ScatterInputGradient<S>{dXg_.get(), slot_pos_.get(), L.d, L.k, dX});
+    if (!(L.has_router && L.weights == Weights::softmax)) return;
+    dXr_.resize(static_cast<std::size_t>(L.d) * static_cast<std::size_t>(n));
+    ex_.gemm(true, false, L.d, static_cast<int>(n), L.m, theta + L.router_w, L.m, dlogits_.get(), L.m, dXr_.get(), L.d);
+    ex_.for_each(n * L.d, AddInPlace<S>{dX, dXr_.get()});
+  }
+
  private:
   void reserve(std::int64_t n) {
     const LayerDims& L = L_;
@@ -172,7 +198,7 @@ class LayerRunner {
   LayerDims L_;
   std::int64_t n_ = 0;
   const S* X_ = nullptr;
-  Buf<S> logits_, dlogits_, slot_weight_, dg_, Xg_, H_, dH_, Out_, dOut_;
+  Buf<S> logits_, dlogits_, slot_weight_, dg_, Xg_, H_, dH_, Out_, dOut_, dXg_, dXr_;
   Buf<int> slot_expert_, iota_, sorted_expert_, sorted_slot_, slot_pos_, group_begin_, group_end_;
   std::vector<int> begin_h_, end_h_;
 };

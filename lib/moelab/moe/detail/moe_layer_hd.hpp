@@ -349,6 +349,30 @@ struct RowSum {
   }
 };
 
+/// dX[:, i] = sum_r dXg[:, slot_pos(i k + r)] in rank order: the experts' input gradients (sorted
+/// layout) summed back onto their inputs (d x n).
+template <class S>
+struct ScatterInputGradient {
+  const S* dXg;
+  const int* slot_pos;
+  int d, k;
+  S* dX;
+  MOELAB_HD void operator()(std::int64_t e) const {
+    const std::int64_t i = e / d, r = e % d, base = i * k;
+    S acc = dXg[static_cast<std::int64_t>(slot_pos[base]) * d + r];
+    for (int q = 1; q < k; ++q) acc += dXg[static_cast<std::int64_t>(slot_pos[base + q]) * d + r];
+    dX[e] = acc;
+  }
+};
+
+/// M[e] += a[e] (the router's part of the input gradient added to the experts').
+template <class S>
+struct AddInPlace {
+  S* M;
+  const S* a;
+  MOELAB_HD void operator()(std::int64_t e) const { M[e] += a[e]; }
+};
+
 /// AdamW on every parameter.
 template <class S>
 struct AdamWUpdate {
