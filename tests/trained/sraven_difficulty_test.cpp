@@ -237,12 +237,13 @@ TEST_CASE("trained.sraven_difficulty refuses bad keys by name and writes a row p
   CHECK(test::rejected_key(st, base + "difficulty_alphas = [2]\ndifficulty_profile = \"list\"\n") == "params.difficulty_profile");
   CHECK(test::rejected_key(st, base + "difficulty_alphas = [2]\ndifficulty_profile = \"list\"\ndifficulty_D = [1, 2, 3]\n") ==
         "params.difficulty_D");  // R = 8 rules need 8 entries
-  CHECK(test::rejected_key(st, base + "difficulty_alphas = [2]\nR = 3\nM = 2\ndifficulty_profile = \"list\"\n"
-                                      "difficulty_D = [1, 0, 3]\n") == "params.difficulty_D");  // D > 0
+  CHECK(test::rejected_key(st, "[params]\nM = 2\nsteps = 1\nk_list = [1]\nR = 3\ndifficulty_alphas = [2]\n"
+                                "difficulty_profile = \"list\"\ndifficulty_D = [1, 0, 3]\n") == "params.difficulty_D");  // D > 0
   CHECK(test::rejected_key(st, base + "difficulty_alphas = [2]\ndifficulty_D = [1, 2, 3, 4, 5, 6, 7, 8]\n") ==
         "params.difficulty_D");  // only with profile list
   CHECK(test::rejected_key(st, base + "difficulty_alphas = [2]\ndifficulty_profile = \"zipf\"\n") == "params.difficulty_profile");
-  CHECK(test::rejected_key(st, base + "difficulty_alphas = [2]\nk_list = [9]\n") == "params.k_list");  // trained.sraven's checks
+  CHECK(test::rejected_key(st, "[params]\nM = 2\nsteps = 1\nk_list = [1, 9]\ndifficulty_alphas = [2]\n") ==
+        "params.k_list");  // trained.sraven's checks: k > T = 8
 
   McBudget budget;
   budget.trials = 2;
