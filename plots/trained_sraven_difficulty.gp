@@ -18,21 +18,21 @@ first_value(name) = system(sprintf("grep -v '^#' '%s' | awk -F, 'NR == 1 {for (i
 if (!exists("M")) M = first_value("M") + 0
 # The weightings in file order: "uniform" for the uniform rows, else the alpha.
 weightings = system(sprintf("grep -v '^#' '%s' | awk -F, -v M=%d 'NR == 1 {for (i = 1; i <= NF; i++) c[$i] = i; next} $c[\"M\"] == M {v = ($c[\"combination_weights\"] == \"uniform\") ? \"uniform\" : $c[\"difficulty_alpha\"]; if (!(v in s)) {s[v] = 1; printf \"%%s \", v}}'", csv, M))
-# "uniform: k* [lo,hi] (closed form c)" per weighting, for the titles; `name` is kstar_id, kstar_id_weighted or kstar_ood.
-kstar_text(name) = system(sprintf("grep -v '^#' '%s' | awk -F, -v n=%s -v M=%d 'NR == 1 {for (i = 1; i <= NF; i++) c[$i] = i; next} $c[\"M\"] == M {v = ($c[\"combination_weights\"] == \"uniform\") ? \"uniform\" : \"α=\" $c[\"difficulty_alpha\"]; t = v \": \" $c[n] \" [\" $c[n \"_lo\"] \",\" $c[n \"_hi\"] \"] (closed form \" $c[\"kstar_closed_form\"] \")\"; if (!(t in s)) {s[t] = 1; printf \"%%s;  \", t}}'", csv, name, M))
+# "uniform: k* [lo,hi] (closed form c)", one line per weighting, for the titles; `name` is kstar_id, kstar_id_weighted or kstar_ood.
+kstar_text(name) = system(sprintf("grep -v '^#' '%s' | awk -F, -v n=%s -v M=%d 'NR == 1 {for (i = 1; i <= NF; i++) c[$i] = i; next} $c[\"M\"] == M {v = ($c[\"combination_weights\"] == \"uniform\") ? \"uniform\" : \"α=\" $c[\"difficulty_alpha\"]; t = v \": \" $c[n] \" [\" $c[n \"_lo\"] \",\" $c[n \"_hi\"] \"] (closed form \" $c[\"kstar_closed_form\"] \")\"; if (!(t in s)) {s[t] = 1; printf \"%%s\\n\", t}}'", csv, name, M))
 is_weighting(j) = (word(weightings, j) eq "uniform") ? (strcol("combination_weights") eq "uniform") : (strcol("combination_weights") eq "powerlaw" && column("difficulty_alpha") == word(weightings, j) + 0)
 label(j) = (word(weightings, j) eq "uniform") ? "uniform (Assumption 5)" : sprintf("power law, α = %s", word(weightings, j))
 att = first_value("attention")
 do for [out in "png svg"] {
 if (out eq "png") {
   if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
-    set terminal pngcairo size 1800,650 enhanced font ",11"
+    set terminal pngcairo size 1800,760 enhanced font ",11"
   } else {
-    set terminal png size 1800,650
+    set terminal png size 1800,760
   }
   set output png
 } else {
-  set terminal svg size 1800,650 enhanced font ",11" dynamic
+  set terminal svg size 1800,760 enhanced font ",11" dynamic
   set output svg
 }
 set datafile separator comma
@@ -46,13 +46,14 @@ set xtics ("1" 1, "2" 2, "4" 4, "8" 8)
 set xlabel "active experts k"
 set ylabel "exact-match accuracy"
 set key bottom right box opaque
-set title "ID, uniformly drawn test problems\nk* [90% CI]: " . kstar_text("kstar_id") font ",8"
+set tmargin 8
+set title "ID, uniformly drawn test problems; k* [90% CI]:\n" . kstar_text("kstar_id") font ",9"
 plot for [j = 1:words(weightings)] csv using (column("M") == M && is_weighting(j) ? column("k") : 1/0):"id_accuracy_mean":"id_accuracy_std_error" \
      with yerrorlines lw 2 pt 7 lc j title label(j)
-set title "ID, test problems drawn with the training weights\nk* [90% CI]: " . kstar_text("kstar_id_weighted") font ",8"
+set title "ID, test problems drawn with the training weights; k* [90% CI]:\n" . kstar_text("kstar_id_weighted") font ",9"
 plot for [j = 1:words(weightings)] csv using (column("M") == M && is_weighting(j) ? column("k") : 1/0):"id_weighted_accuracy_mean":"id_weighted_accuracy_std_error" \
      with yerrorlines lw 2 pt 7 lc j title label(j)
-set title "OOD (held-out combinations), uniformly drawn\nk* [90% CI]: " . kstar_text("kstar_ood") font ",8"
+set title "OOD (held-out combinations), uniformly drawn; k* [90% CI]:\n" . kstar_text("kstar_ood") font ",9"
 plot for [j = 1:words(weightings)] csv using (column("M") == M && is_weighting(j) ? column("k") : 1/0):"ood_accuracy_mean":"ood_accuracy_std_error" \
      with yerrorlines lw 2 pt 7 lc j title label(j)
 unset multiplot
