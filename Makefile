@@ -38,6 +38,7 @@ DEFAULT_SCENARIOS ?= scenarios/noisy_thm2_robustness.toml \
                      scenarios/moe_block_discovery.toml \
                      scenarios/trained_generalization_gap.toml \
                      scenarios/trained_compositional_kstar.toml \
+                     scenarios/trained_sraven_difficulty_quick.toml \
                      scenarios/trained_scaling.toml
 
 DEB_PACKAGES := libeigen3-dev libboost-dev libfmt-dev catch2 libcli11-dev libtomlplusplus-dev \

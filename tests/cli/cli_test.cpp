@@ -98,6 +98,24 @@ TEST_CASE("bad input exits with code 2, names the key, and writes nothing", "[cl
   CHECK_FALSE(fs::exists(out));
 }
 
+TEST_CASE("trained.sraven_difficulty: alpha <= 1 and a profile that does not fit R exit with 2 naming the key", "[cli]") {
+  // App. A.5 asks alpha > 1; a list of inverse difficulties needs one entry per rule (R = 8 here).
+  const fs::path bad = scratch("bad_difficulty.toml"), out = scratch("never_difficulty.csv");
+  fs::remove(out);
+  const std::string head = "study = \"trained.sraven_difficulty\"\n[params]\nM = 2\nsteps = 1\nk_list = [1]\n";
+  std::ofstream(bad) << head << "difficulty_alphas = [2, 1]\n";
+  auto r = run("run " + bad.string() + " -o " + out.string());
+  CHECK(r.code == 2);
+  CHECK(r.out.find("params.difficulty_alphas") != std::string::npos);
+  CHECK(r.out.find("> 1") != std::string::npos);
+  std::ofstream(bad) << head << "difficulty_alphas = [2]\ndifficulty_profile = \"list\"\ndifficulty_D = [1, 2, 3]\n";
+  r = run("run " + bad.string() + " -o " + out.string());
+  CHECK(r.code == 2);
+  CHECK(r.out.find("params.difficulty_D") != std::string::npos);
+  CHECK(r.out.find("R = 8") != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+}
+
 TEST_CASE("an existing output survives a failed run untouched", "[cli]") {
   const fs::path bad = scratch("bad2.toml"), out = scratch("keep.csv");
   std::ofstream(out) << "precious\n";

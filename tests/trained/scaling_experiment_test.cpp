@@ -97,7 +97,7 @@ TEST_CASE("router_masks agree with the experts moe::forward selects", "[trained]
 
 TEST_CASE("trained studies: declarations complete", "[trained][studies]") {
   const auto& all = test::topic_studies<add_studies>();
-  REQUIRE(all.size() == 7);  // gap, compositional_kstar, inference_k, scaling, scaling_gap, sraven, utilisation
+  REQUIRE(all.size() == 8);  // gap, compositional_kstar, inference_k, scaling, scaling_gap, sraven, sraven_difficulty, utilisation
   for (const auto& s : all) test::check_declaration(s);
 }
 

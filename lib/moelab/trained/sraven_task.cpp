@@ -102,14 +102,45 @@ int SravenTask::index_of(const std::vector<int>& c) const {
 
 bool SravenTask::is_ood(const std::vector<int>& c) const { return ood_of_[static_cast<std::size_t>(index_of(c))] != 0; }
 
-SravenTask::Problem SravenTask::sample(std::uint64_t seed, StreamTag tag, std::uint64_t index, bool ood) const {
+void SravenTask::set_combination_weights(std::vector<double> w) {
+  MOELAB_EXPECT(w.size() == combos_.size(), "SravenTask::set_combination_weights: one weight per combination");
+  for (double x : w) MOELAB_EXPECT(std::isfinite(x) && x > 0.0, "SravenTask::set_combination_weights: weights finite and > 0");
+  weights_ = std::move(w);
+  // Cumulative sums in the side's index order (the order sample() indexes): a fixed summation order,
+  // so a pick is a function of the draw alone.
+  for (int s = 0; s < 2; ++s) {
+    cumulative_[s].clear();
+    double acc = 0.0;
+    for (int c : side_[s]) cumulative_[s].push_back(acc += weights_[static_cast<std::size_t>(c)]);
+  }
+}
+
+double SravenTask::combination_probability(int c, bool ood) const {
+  MOELAB_EXPECT(c >= 0 && c < static_cast<int>(combos_.size()), "SravenTask::combination_probability: index");
+  const int s = ood ? 1 : 0;
+  if (ood_of_[static_cast<std::size_t>(c)] != s) return 0.0;
+  if (weights_.empty()) return 1.0 / static_cast<double>(side_[s].size());
+  return weights_[static_cast<std::size_t>(c)] / cumulative_[s].back();
+}
+
+SravenTask::Problem SravenTask::sample(std::uint64_t seed, StreamTag tag, std::uint64_t index, bool ood, bool weighted) const {
   const auto& side = side_[ood ? 1 : 0];
   MOELAB_EXPECT(!side.empty(), "SravenTask: no OOD combinations (ood_fraction = 0)");
+  MOELAB_EXPECT(!weighted || !weights_.empty(), "SravenTask::sample: weighted draw without combination weights");
   const RandomStream rs(seed, tag, index);
   std::uint64_t draw = 0;
   auto uniform_int = [&](int n) { return std::min(n - 1, static_cast<int>(rs.uniform(draw++) * n)); };
   Problem p;
-  p.combination = combos_[static_cast<std::size_t>(side[static_cast<std::size_t>(uniform_int(static_cast<int>(side.size())))])];
+  if (weighted) {
+    // Draw 0 as in the uniform pick: the first side position whose cumulative weight exceeds u x total
+    // (inverse-CDF sampling; header comment).
+    const auto& cum = cumulative_[ood ? 1 : 0];
+    const double x = rs.uniform(draw++) * cum.back();
+    const auto at = std::min(side.size() - 1, static_cast<std::size_t>(std::upper_bound(cum.begin(), cum.end(), x) - cum.begin()));
+    p.combination = combos_[static_cast<std::size_t>(side[at])];
+  } else {
+    p.combination = combos_[static_cast<std::size_t>(side[static_cast<std::size_t>(uniform_int(static_cast<int>(side.size())))])];
+  }
   const int W = 3 * rows_;
   p.values.assign(static_cast<std::size_t>(M_) * W, 0);
   for (int j = 0; j < M_; ++j) {
@@ -210,7 +241,10 @@ double SravenTask::likelihood(int rule, const int* v, int* answer) const {
   return lik / (V * V);
 }
 
-double SravenTask::bayes_correct(const Problem& p, bool ood) const {
+double SravenTask::bayes_correct(const Problem& p, bool ood) const { return bayes_correct(p, ood, false); }
+
+double SravenTask::bayes_correct(const Problem& p, bool ood, bool weighted) const {
+  MOELAB_EXPECT(!weighted || !weights_.empty(), "SravenTask::bayes_correct: weighted prior without combination weights");
   const int W = 3 * rows_;
   // Per feature and rule: the likelihood, normalised over the rules (a per-feature constant, so the
   // posterior over combinations is unchanged and the product over features cannot underflow).
@@ -230,7 +264,8 @@ double SravenTask::bayes_correct(const Problem& p, bool ood) const {
   std::unordered_map<std::uint64_t, double> mass;
   for (int c : side_[ood ? 1 : 0]) {
     const auto& combo = combos_[static_cast<std::size_t>(c)];
-    double w = 1.0;
+    // The prior: uniform on the side (1), or the combination's weight (a common factor cancels).
+    double w = weighted ? weights_[static_cast<std::size_t>(c)] : 1.0;
     std::uint64_t code = 0;
     for (int j = 0; j < M_ && w > 0.0; ++j) {
       const auto at = static_cast<std::size_t>(j) * R_ + combo[static_cast<std::size_t>(j)];
@@ -277,6 +312,21 @@ void SravenTask::encode(const std::vector<Problem>& problems, int d, moe::Sequen
 template void SravenTask::encode<float>(const std::vector<Problem>&, int, moe::SequenceBatch<float>&) const;
 template void SravenTask::encode<double>(const std::vector<Problem>&, int, moe::SequenceBatch<double>&) const;
 
+std::vector<double> powerlaw_combination_weights(const SravenTask& task, const sparsity::DifficultySpec& spec) {
+  MOELAB_EXPECT(spec.kind == sparsity::Difficulty::powerlaw, "powerlaw_combination_weights: needs a power-law spec");
+  MOELAB_EXPECT(std::isfinite(spec.alpha) && spec.alpha > 0.0, "powerlaw_combination_weights: alpha must be finite and > 0");
+  const auto D = sparsity::difficulty_values(spec, task.R());  // D_1..D_R; rule r has D_{r+1}
+  std::vector<double> w;
+  w.reserve(task.combinations().size());
+  for (const auto& c : task.combinations()) {
+    // A.5: w_{i,i'} = (D_i + D_i')^(-alpha); for M rules the sum runs over the combination's M rules.
+    double s = 0.0;
+    for (int r : c) s += D[static_cast<std::size_t>(r)];
+    w.push_back(std::pow(s, -spec.alpha));
+  }
+  return w;
+}
+
 // ---- the training run ----
 
 void SravenSpec::validate() const {
@@ -286,7 +336,10 @@ void SravenSpec::validate() const {
 }
 
 SravenTask make_sraven_task(const SravenSpec& s, const RngKey& key, std::int64_t trial) {
-  return SravenTask(s.M, s.V, s.rows, s.R, s.ood_fraction, key.with("split", trial).seed());
+  SravenTask task(s.M, s.V, s.rows, s.R, s.ood_fraction, key.with("split", trial).seed());
+  if (s.combination_weights.kind == sparsity::Difficulty::powerlaw)
+    task.set_combination_weights(powerlaw_combination_weights(task, s.combination_weights));
+  return task;
 }
 
 namespace {
@@ -361,6 +414,17 @@ SravenRun run_sraven_trial(const SravenSpec& spec, const RngKey& key, std::int64
   const std::uint64_t ood_seed = key.with("ood_data", trial).seed();
   if (has_ood)
     for (std::int64_t i = 0; i < spec.test_size; ++i) ood.push_back(task.sample(ood_seed, StreamTag::moe_test_data, static_cast<std::uint64_t>(i), true));
+  // Power-law combination weights: the training stream and two more test sets are drawn with them.
+  const bool weighted = task.has_combination_weights();
+  std::vector<SravenTask::Problem> test_w, ood_w;
+  if (weighted) {
+    const std::uint64_t wseed = key.with("weighted_data", trial).seed(), wood_seed = key.with("weighted_ood_data", trial).seed();
+    for (std::int64_t i = 0; i < spec.test_size; ++i)
+      test_w.push_back(task.sample(wseed, StreamTag::moe_test_data, static_cast<std::uint64_t>(i), false, true));
+    if (has_ood)
+      for (std::int64_t i = 0; i < spec.test_size; ++i)
+        ood_w.push_back(task.sample(wood_seed, StreamTag::moe_test_data, static_cast<std::uint64_t>(i), true, true));
+  }
 
   // The CPU trainer is train_step / sequence_loss on one SequenceTrainState (transformer.hpp); the
   // CUDA trainer the same step on the device (moe/sequence_trainer.hpp). The data are sampled and
@@ -380,7 +444,7 @@ SravenRun run_sraven_trial(const SravenSpec& spec, const RngKey& key, std::int64
     // repeated either): sample step * batch + i of the training stream.
     for (std::int64_t i = 0; i < spec.batch; ++i)
       problems[static_cast<std::size_t>(i)] =
-          task.sample(data, StreamTag::moe_train_data, static_cast<std::uint64_t>(step * spec.batch + i), false);
+          task.sample(data, StreamTag::moe_train_data, static_cast<std::uint64_t>(step * spec.batch + i), false, weighted);
     task.encode(problems, d, batch);
     trainer->train_step(batch, cfg);
   }
@@ -396,19 +460,33 @@ SravenRun run_sraven_trial(const SravenSpec& spec, const RngKey& key, std::int64
   } else {
     r.ood_accuracy = r.ood_entry_accuracy = std::numeric_limits<double>::quiet_NaN();
   }
-  if (spec.bayes) {
-    double b = 0.0;
-    for (const auto& p : test) b += task.bayes_correct(p, false);
-    r.bayes_id = b / static_cast<double>(test.size());
+  if (weighted) {
+    const Scores idw = score(model, task, test_w, d, st);
+    r.id_weighted_accuracy = idw.exact, r.id_weighted_entry_accuracy = idw.entry;
     if (has_ood) {
-      b = 0.0;
-      for (const auto& p : ood) b += task.bayes_correct(p, true);
-      r.bayes_ood = b / static_cast<double>(ood.size());
+      const Scores ow = score(model, task, ood_w, d, st);
+      r.ood_weighted_accuracy = ow.exact, r.ood_weighted_entry_accuracy = ow.entry;
     } else {
-      r.bayes_ood = std::numeric_limits<double>::quiet_NaN();
+      r.ood_weighted_accuracy = r.ood_weighted_entry_accuracy = std::numeric_limits<double>::quiet_NaN();
     }
   } else {
-    r.bayes_id = r.bayes_ood = std::numeric_limits<double>::quiet_NaN();
+    r.id_weighted_accuracy = r.id_accuracy, r.id_weighted_entry_accuracy = r.id_entry_accuracy;
+    r.ood_weighted_accuracy = r.ood_accuracy, r.ood_weighted_entry_accuracy = r.ood_entry_accuracy;
+  }
+  if (spec.bayes) {
+    // Mean Bayes ceiling of a test set under the side's uniform or weighted prior.
+    auto ceiling = [&](const std::vector<SravenTask::Problem>& set, bool ood_side, bool prior_weighted) {
+      double b = 0.0;
+      for (const auto& p : set) b += task.bayes_correct(p, ood_side, prior_weighted);
+      return b / static_cast<double>(set.size());
+    };
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    r.bayes_id = ceiling(test, false, false);
+    r.bayes_ood = has_ood ? ceiling(ood, true, false) : nan;
+    r.bayes_id_weighted = weighted ? ceiling(test_w, false, true) : r.bayes_id;
+    r.bayes_ood_weighted = weighted ? (has_ood ? ceiling(ood_w, true, true) : nan) : r.bayes_ood;
+  } else {
+    r.bayes_id = r.bayes_ood = r.bayes_id_weighted = r.bayes_ood_weighted = std::numeric_limits<double>::quiet_NaN();
   }
   return r;
 }

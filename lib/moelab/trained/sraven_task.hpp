@@ -33,6 +33,18 @@
 // Sample i of (seed, tag) uses RandomStream(seed, tag, i): draw 0 picks the combination uniformly on
 // its side (ID or OOD), then the rules' values feature by feature, row by row, in order.
 //
+// Non-uniform combination frequencies (the compositional paper's App. A.5, the trained counterpart of
+// sparsity::with_difficulty): `set_combination_weights` gives every combination a weight w_c > 0;
+// sample(..., weighted = true) then picks combination c of its side with probability w_c / sum of the
+// side's w, by the same draw 0 (u in [0, 1): the first c in index order whose cumulative weight
+// exceeds u x the side's total), so the draws after it are those of the uniform sampler. With every
+// weight 1 the cumulative weights are the integers 1..n and the pick is floor(u n): the uniform
+// sampler's, bit for bit. `powerlaw_combination_weights` is A.5's pairwise power law generalised to M
+// rules: w_c = (D_{r_1} + ... + D_{r_M})^(-alpha) over the rules' inverse difficulties D (rule r's
+// D_{r+1} of the profile; for M = 2, A.5's w_{i,i'} = (D_i + D_i')^(-alpha)). A combination is a
+// multiset (one latent), so its weight is that of one tuple: the uniform sampler (every w = 1) is the
+// same draw as before.
+//
 // Bayes ceiling (`bayes_correct`): the posterior over the side's combinations (uniform prior on that
 // side: the ID prior for ID problems, the OOD one for OOD problems) given the context, with each
 // rule's exact likelihood of the shown values (1/V per full row for constant and the progressions,
@@ -55,6 +67,7 @@
 #include "moelab/core/stream_tags.hpp"
 #include "moelab/moe/moe_model.hpp"
 #include "moelab/moe/transformer.hpp"
+#include "moelab/sparsity/optimal_sparsity.hpp"
 
 namespace moelab::trained {
 
@@ -102,7 +115,18 @@ class SravenTask {
     std::vector<int> values;
     int value(int j, int p) const { return values[static_cast<std::size_t>(j) * values.size() / combination.size() + p]; }
   };
-  Problem sample(std::uint64_t seed, StreamTag tag, std::uint64_t index, bool ood) const;
+  /// weighted: pick the combination with the weights of set_combination_weights (header comment);
+  /// MOELAB_EXPECT that weights were set.
+  Problem sample(std::uint64_t seed, StreamTag tag, std::uint64_t index, bool ood, bool weighted = false) const;
+
+  /// One weight per combination (index order of combinations()), each finite and > 0.
+  void set_combination_weights(std::vector<double> w);
+  bool has_combination_weights() const { return !weights_.empty(); }
+  /// The weights of set_combination_weights (empty when none were set).
+  const std::vector<double>& combination_weights() const { return weights_; }
+  /// Probability that a weighted draw on the side picks combination index c (0 for the other side);
+  /// 1 / side size for every c of the side when no weights were set.
+  double combination_probability(int c, bool ood) const;
 
   /// Whether rows 0 .. rows - 1 of feature j's values (3 rows values, the answer included) follow
   /// `rule` (distribute three: every row a permutation of one set of 3 distinct values).
@@ -112,6 +136,9 @@ class SravenTask {
   double likelihood(int rule, const int* feature_values, int* answer) const;
   /// Probability that the Bayes-optimal predictor (header comment) gets every entry right.
   double bayes_correct(const Problem& p, bool ood) const;
+  /// The same with the prior over the side's combinations proportional to the weights (the ceiling
+  /// for problems drawn by sample(..., weighted = true)); equals bayes_correct without weights.
+  double bayes_correct(const Problem& p, bool ood, bool weighted) const;
 
   /// Problems as a token batch: X (d x tokens() n), labels (n x M, problem-major).
   template <class S>
@@ -122,8 +149,15 @@ class SravenTask {
   std::vector<std::vector<int>> combos_;
   std::vector<int> side_[2];
   std::vector<signed char> ood_of_;  // per combination index
+  std::vector<double> weights_;      // per combination index; empty: uniform
+  std::vector<double> cumulative_[2];  // per side, cumulative weights in the side's index order
   int index_of(const std::vector<int>& combination) const;
 };
+
+/// App. A.5 generalised to M rules: w_c = (sum_j D_{r_j + 1})^(-alpha) for every combination c of the
+/// task, D = sparsity::difficulty_values(spec, R) (profile index: D_i = i, rule r's D is r + 1).
+/// Needs spec.kind == powerlaw and alpha > 0 (A.5 asks alpha > 1; the studies refuse alpha <= 1).
+std::vector<double> powerlaw_combination_weights(const SravenTask& task, const sparsity::DifficultySpec& spec);
 
 // ---- the training run ----
 
@@ -141,6 +175,10 @@ struct SravenSpec {
   std::int64_t test_size = 1024;  // ID and OOD test problems each
   bool bayes = true;              // compute the Bayes ceilings
   Backend backend = Backend::cpu;  // where the block trains (moe/sequence_trainer.hpp); the data are the host's either way
+  /// How the training problems' rule combinations are drawn: uniform on the ID side (Assumption 5, the
+  /// default: the run is bit for bit what it was before this option), or with the App. A.5 power-law
+  /// weights of powerlaw_combination_weights (the ID side renormalised).
+  sparsity::DifficultySpec combination_weights;
   void validate() const;
   int width_d(int token_width) const { return d > 0 ? d : token_width; }
 };
@@ -151,12 +189,20 @@ struct SravenRun {
   std::vector<double> id_feature_accuracy, ood_feature_accuracy;  // per feature j
   double bayes_id = 0, bayes_ood = 0;
   double initial_loss = 0, final_loss = 0;  // ID test cross-entropy before and after training
+  // Test problems drawn with the training weights (the weighted error that A.5's E_approx averages):
+  // equal to the uniform ones when combination_weights is uniform (the same problems).
+  double id_weighted_accuracy = 0, ood_weighted_accuracy = 0;
+  double id_weighted_entry_accuracy = 0, ood_weighted_entry_accuracy = 0;
+  double bayes_id_weighted = 0, bayes_ood_weighted = 0;
   double final_train_loss = 0;              // mean over the last 5% of steps
 };
 
 /// One run: the split from key.with("split", trial), the model from key.with("model", trial) (the
 /// same initial parameters for every k: the layout does not depend on k), the training batches and
 /// the ID test set from key.with("data", trial), the OOD test set from key.with("ood_data", trial).
+/// Under power-law combination weights the training batches use the same stream indices (only the
+/// combination pick differs), the uniform test sets are the same problems, and the weighted test sets
+/// come from key.with("weighted_data" | "weighted_ood_data", trial).
 /// lr_scale multiplies the learning rate (0: the frozen control).
 SravenRun run_sraven_trial(const SravenSpec& spec, const RngKey& key, std::int64_t trial, double lr_scale = 1.0);
 

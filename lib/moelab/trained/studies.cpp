@@ -675,14 +675,14 @@ StudyDef scaling_study() {
 
 // ---- trained.sraven ----
 
-struct SravenPoint {
-  SravenSpec spec;
-  std::vector<int> ks;
-  std::int64_t bootstrap = 2000;
-};
+}  // namespace
+
+// The SRAVEN point, its k* interval and cost: shared with trained.sraven_difficulty
+// (studies_sraven_difficulty.cpp, declared in detail/study_support.hpp).
+namespace detail {
 
 /// The k of `ks` with the largest mean of `acc[j][seed]` over the seeds in `pick` (ties: smallest k).
-int argmax_k(const std::vector<int>& ks, const std::vector<std::vector<double>>& acc, const std::vector<std::size_t>& pick) {
+static int argmax_k(const std::vector<int>& ks, const std::vector<std::vector<double>>& acc, const std::vector<std::size_t>& pick) {
   std::size_t best = 0;
   double top = -1.0;
   for (std::size_t j = 0; j < ks.size(); ++j) {
@@ -696,9 +696,6 @@ int argmax_k(const std::vector<int>& ks, const std::vector<std::vector<double>>&
 /// k* (argmax over k of the seed mean) and its 90% percentile-bootstrap interval over seeds: seeds
 /// resampled with replacement (RandomStream(seed, moe_shuffle, b) for resample b), the k's of one seed
 /// kept together (they share the split, the data and the initial parameters: a paired design).
-struct KStarInterval {
-  int k = 0, lo = 0, hi = 0;
-};
 KStarInterval kstar_interval(const std::vector<int>& ks, const std::vector<std::vector<double>>& acc, std::int64_t draws,
                              std::uint64_t seed) {
   const std::size_t seeds = acc.empty() ? 0 : acc[0].size();
@@ -725,15 +722,56 @@ KStarInterval kstar_interval(const std::vector<int>& ks, const std::vector<std::
   return out;
 }
 
-StudyDef sraven_study() {
-  StudyDef d;
-  d.name = "trained.sraven";
-  d.summary = "SRAVEN (the public generator's 8 rules, held-out rule combinations) through one transformer block with an "
-              "MoE FFN of T experts: ID and OOD exact-match accuracy over k per M, k* with a seed-bootstrap interval";
-  d.figure = "compositional paper, Sec. 3.1, Figs. 1-3 (softmax attention), App. A.2.1, Figs. 4-5 (HYLA)";
-  d.trial_unit = "training runs (seeds) per k";
-  d.min_trials = 2;
-  d.params = {
+/// Peak bytes and training flops of `trials` seeds at every k of `ks` (trained.sraven's estimate).
+StudyCost sraven_cost(const SravenSpec& spec, const std::vector<int>& ks, std::int64_t trials) {
+  const auto& s = spec;
+  const double d = s.width_d(s.M * s.V + 3 * s.rows), P = static_cast<double>(s.heads) * s.d_head, tok = 3.0 * s.rows;
+  const double params = 4.0 * P * d + s.T * (s.width * (2.0 * d + 1) + d) + s.T * d + d * s.M * s.V;
+  const double acts = tok * (6.0 * d + 4.0 * P + s.T * s.width) + tok * tok * s.heads * 2.0;
+  const double bytes = num_threads() * 4.0 * (4.0 * params + 3.0 * static_cast<double>(std::max<std::int64_t>(s.batch, 512)) * acts);
+  double work = 0.0;
+  for (int k : ks)
+    work += 6.0 * static_cast<double>(s.steps) * s.batch * tok * (4.0 * P * d + 2.0 * tok * P + k * 2.0 * s.width * d + s.T * d);
+  return StudyCost{bytes, work * static_cast<double>(trials)};
+}
+
+/// trained.sraven's point: the spec, the k list and the bootstrap count, validated with messages naming
+/// the key.
+SravenPoint read_sraven_point(const PointParams& p) {
+  SravenPoint pt;
+  auto& s = pt.spec;
+  s.M = p.small("params.M"), s.R = p.small("params.R"), s.V = p.small("params.V"), s.rows = p.small("params.rows");
+  s.ood_fraction = p.real("params.ood_fraction");
+  s.T = p.small("params.T"), s.width = p.small("params.width"), s.d = p.small("params.d");
+  s.heads = p.small("params.heads"), s.d_head = p.small("params.d_head");
+  const std::string att = p.text("params.attention");
+  s.attention = att == "hyla" ? moe::AttentionKind::hyla : att == "linear" ? moe::AttentionKind::linear : moe::AttentionKind::softmax;
+  s.norm = p.text("params.norm") == "layernorm" ? moe::BlockNorm::layernorm : moe::BlockNorm::none;
+  if (!moe::parse_gate(p.text("params.gate"), s.gate)) p.fail("params.gate", "unknown gate");
+  s.backend = p.backend();
+  if (s.backend == Backend::cuda && s.gate != moe::Gate::softmax_selected)
+    p.fail("params.gate", fmt::format("the device MoE layer computes the softmax over the selected logits only; gate {} "
+                                      "runs on the CPU (--backend cpu)", moe::to_string(s.gate)));
+  s.steps = p.integer("params.steps"), s.batch = p.integer("params.batch");
+  s.lr = p.real("params.lr"), s.weight_decay = p.real("params.weight_decay");
+  s.test_size = p.integer("params.test_size");
+  pt.bootstrap = p.integer("params.bootstrap");
+  const std::int64_t combos = SravenTask::combination_count(s.R, s.M);
+  const auto n_ood = static_cast<std::int64_t>(std::floor(static_cast<double>(combos) * s.ood_fraction));
+  if (s.ood_fraction > 0.0 && (n_ood < 1 || n_ood >= combos))
+    p.fail("params.ood_fraction", fmt::format("holds out {} of the C(R + M - 1, M) = {} rule combinations: both sides "
+                                              "must be non-empty (or set 0)", n_ood, combos));
+  if (combos > 300000) p.fail("params.M", fmt::format("{} rule combinations: above 300000", combos));
+  const int width = s.M * s.V + 3 * s.rows;
+  if (s.d != 0 && s.d < width)
+    p.fail("params.d", fmt::format("d = {} is below the token width M V + 3 rows = {} (0 uses it)", s.d, width));
+  pt.ks = read_k_list(p, "params.k_list", s.T, "k");
+  return pt;
+}
+
+/// trained.sraven's parameters (shared with trained.sraven_difficulty, studies_sraven_difficulty.cpp).
+std::vector<ParamDecl> sraven_params() {
+  return {
       integer("params.M", "rules composed per problem (entries per panel), the task difficulty").in(1, 16),
       integer("params.R", "rules drawn from: the first R of the generator's 8 (the paper: 8)").in(1, 8).or_default(8),
       integer("params.V", "values per entry (Z_V; the public configuration: 8)").in(5, 64).or_default(8),
@@ -759,6 +797,24 @@ StudyDef sraven_study() {
       integer("params.test_size", "ID and OOD test problems (each)").in(1, 1 << 20).or_default(1024).unit("problems"),
       integer("params.bootstrap", "bootstrap resamples of the seeds for the k* interval").in(0, 1 << 20).or_default(2000),
   };
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::KStarInterval;
+using detail::SravenPoint;
+
+StudyDef sraven_study() {
+  StudyDef d;
+  d.name = "trained.sraven";
+  d.summary = "SRAVEN (the public generator's 8 rules, held-out rule combinations) through one transformer block with an "
+              "MoE FFN of T experts: ID and OOD exact-match accuracy over k per M, k* with a seed-bootstrap interval";
+  d.figure = "compositional paper, Sec. 3.1, Figs. 1-3 (softmax attention), App. A.2.1, Figs. 4-5 (HYLA)";
+  d.trial_unit = "training runs (seeds) per k";
+  d.min_trials = 2;
+  d.params = detail::sraven_params();
   d.columns = {
       {"M", "rules composed per problem"},
       {"R", "rules"},
@@ -794,35 +850,7 @@ StudyDef sraven_study() {
   auto def = define_study<SravenPoint>(
       std::move(d),
       [](const PointParams& p) {
-        SravenPoint pt;
-        auto& s = pt.spec;
-        s.M = p.small("params.M"), s.R = p.small("params.R"), s.V = p.small("params.V"), s.rows = p.small("params.rows");
-        s.ood_fraction = p.real("params.ood_fraction");
-        s.T = p.small("params.T"), s.width = p.small("params.width"), s.d = p.small("params.d");
-        s.heads = p.small("params.heads"), s.d_head = p.small("params.d_head");
-        const std::string att = p.text("params.attention");
-        s.attention = att == "hyla" ? moe::AttentionKind::hyla : att == "linear" ? moe::AttentionKind::linear : moe::AttentionKind::softmax;
-        s.norm = p.text("params.norm") == "layernorm" ? moe::BlockNorm::layernorm : moe::BlockNorm::none;
-        if (!moe::parse_gate(p.text("params.gate"), s.gate)) p.fail("params.gate", "unknown gate");
-        s.backend = p.backend();
-        if (s.backend == Backend::cuda && s.gate != moe::Gate::softmax_selected)
-          p.fail("params.gate", fmt::format("the device MoE layer computes the softmax over the selected logits only; gate {} "
-                                            "runs on the CPU (--backend cpu)", moe::to_string(s.gate)));
-        s.steps = p.integer("params.steps"), s.batch = p.integer("params.batch");
-        s.lr = p.real("params.lr"), s.weight_decay = p.real("params.weight_decay");
-        s.test_size = p.integer("params.test_size");
-        pt.bootstrap = p.integer("params.bootstrap");
-        const std::int64_t combos = SravenTask::combination_count(s.R, s.M);
-        const auto n_ood = static_cast<std::int64_t>(std::floor(static_cast<double>(combos) * s.ood_fraction));
-        if (s.ood_fraction > 0.0 && (n_ood < 1 || n_ood >= combos))
-          p.fail("params.ood_fraction", fmt::format("holds out {} of the C(R + M - 1, M) = {} rule combinations: both sides "
-                                                    "must be non-empty (or set 0)", n_ood, combos));
-        if (combos > 300000) p.fail("params.M", fmt::format("{} rule combinations: above 300000", combos));
-        const int width = s.M * s.V + 3 * s.rows;
-        if (s.d != 0 && s.d < width)
-          p.fail("params.d", fmt::format("d = {} is below the token width M V + 3 rows = {} (0 uses it)", s.d, width));
-        pt.ks = read_k_list(p, "params.k_list", s.T, "k");
-        return pt;
+        return detail::read_sraven_point(p);
       },
       [](const SravenPoint& pt, const RunContext& ctx, RowSink& rows) {
         const std::size_t nk = pt.ks.size(), seeds = static_cast<std::size_t>(ctx.trials);
@@ -856,8 +884,8 @@ StudyDef sraven_study() {
         }
         const bool has_ood = pt.spec.ood_fraction > 0.0;
         const std::uint64_t bseed = ctx.key.with("bootstrap").seed();
-        const auto kid = kstar_interval(pt.ks, id_acc, pt.bootstrap, bseed);
-        const auto kood = has_ood ? kstar_interval(pt.ks, ood_acc, pt.bootstrap, bseed) : KStarInterval{-1, -1, -1};
+        const auto kid = detail::kstar_interval(pt.ks, id_acc, pt.bootstrap, bseed);
+        const auto kood = has_ood ? detail::kstar_interval(pt.ks, ood_acc, pt.bootstrap, bseed) : KStarInterval{-1, -1, -1};
         const double nan = std::numeric_limits<double>::quiet_NaN();
         for (std::size_t j = 0; j < nk; ++j)
           rows.row()
@@ -897,17 +925,7 @@ StudyDef sraven_study() {
   // kernels/moe_layer.cu); experimental until tests/gpu/transformer_gpu_main.cpp has passed on a
   // device (docs/gpu.md).
   def.cuda = CudaPath::experimental;
-  set_cost<SravenPoint>(def, [](const SravenPoint& pt, std::int64_t trials) {
-    const auto& s = pt.spec;
-    const double d = s.width_d(s.M * s.V + 3 * s.rows), P = static_cast<double>(s.heads) * s.d_head, tok = 3.0 * s.rows;
-    const double params = 4.0 * P * d + s.T * (s.width * (2.0 * d + 1) + d) + s.T * d + d * s.M * s.V;
-    const double acts = tok * (6.0 * d + 4.0 * P + s.T * s.width) + tok * tok * s.heads * 2.0;
-    const double bytes = num_threads() * 4.0 * (4.0 * params + 3.0 * static_cast<double>(std::max<std::int64_t>(s.batch, 512)) * acts);
-    double work = 0.0;
-    for (int k : pt.ks)
-      work += 6.0 * static_cast<double>(s.steps) * s.batch * tok * (4.0 * P * d + 2.0 * tok * P + k * 2.0 * s.width * d + s.T * d);
-    return StudyCost{bytes, work * static_cast<double>(trials)};
-  });
+  set_cost<SravenPoint>(def, [](const SravenPoint& pt, std::int64_t trials) { return detail::sraven_cost(pt.spec, pt.ks, trials); });
   return def;
 }
 
@@ -996,7 +1014,8 @@ double compositional_run_bytes(const CompositionalSpec& s) { return compositiona
 double compositional_run_work(const CompositionalSpec& s, int k) { return compositional_train_work(s, k); }
 }  // namespace detail
 
-StudyDef utilisation_study();  // studies_utilisation.cpp
+StudyDef utilisation_study();        // studies_utilisation.cpp
+StudyDef sraven_difficulty_study();  // studies_sraven_difficulty.cpp
 
 void add_studies(std::vector<StudyDef>& out) {
   auto gap = gap_study();
@@ -1013,6 +1032,7 @@ void add_studies(std::vector<StudyDef>& out) {
   out.push_back(scaling_study());
   out.push_back(scaling_gap_study());  // studies_scaling_gap.cpp
   out.push_back(sraven_study());
+  out.push_back(sraven_difficulty_study());
   out.push_back(utilisation_study());
 }
 

@@ -12,6 +12,7 @@
 #include "moelab/scenario/study.hpp"
 #include "moelab/trained/compositional_task.hpp"
 #include "moelab/trained/scaling_experiment.hpp"
+#include "moelab/trained/sraven_task.hpp"
 
 namespace moelab::trained::detail {
 
@@ -59,5 +60,27 @@ void read_scaling_model(const PointParams& p, ScalingSpec& s);
 /// need distinct regressors: refused now, not after the training).
 std::vector<std::int64_t> read_scaling_axis(const PointParams& p, ScalingAxis axis, const std::string& axis_name, int k,
                                             std::size_t min_values, const std::string& too_few, std::int64_t min_train_size);
+
+/// trained.sraven's point (shared with trained.sraven_difficulty): the spec, the k list, the bootstrap
+/// resamples of the k* interval.
+struct SravenPoint {
+  SravenSpec spec;
+  std::vector<int> ks;
+  std::int64_t bootstrap = 2000;
+};
+/// trained.sraven's parameters, in its order.
+std::vector<ParamDecl> sraven_params();
+/// The point of trained.sraven's parameters, validated with messages naming the key.
+SravenPoint read_sraven_point(const PointParams& p);
+/// Peak bytes and training flops of `trials` seeds at every k of `ks`.
+StudyCost sraven_cost(const SravenSpec& spec, const std::vector<int>& ks, std::int64_t trials);
+
+/// k* (the k of `ks` of largest mean over seeds of acc[j][seed], ties: smallest k) and its 90%
+/// percentile-bootstrap interval over seeds (the k's of one seed resampled together: paired).
+struct KStarInterval {
+  int k = 0, lo = 0, hi = 0;
+};
+KStarInterval kstar_interval(const std::vector<int>& ks, const std::vector<std::vector<double>>& acc, std::int64_t draws,
+                             std::uint64_t seed);
 
 }  // namespace moelab::trained::detail
