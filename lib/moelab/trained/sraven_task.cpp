@@ -461,10 +461,10 @@ SravenRun run_sraven_trial(const SravenSpec& spec, const RngKey& key, std::int64
     r.ood_accuracy = r.ood_entry_accuracy = std::numeric_limits<double>::quiet_NaN();
   }
   if (weighted) {
-    const Scores idw = score(model, task, test_w, d, st);
+    const Scores idw = score(*trainer, task, test_w, d, logits);
     r.id_weighted_accuracy = idw.exact, r.id_weighted_entry_accuracy = idw.entry;
     if (has_ood) {
-      const Scores ow = score(model, task, ood_w, d, st);
+      const Scores ow = score(*trainer, task, ood_w, d, logits);
       r.ood_weighted_accuracy = ow.exact, r.ood_weighted_entry_accuracy = ow.entry;
     } else {
       r.ood_weighted_accuracy = r.ood_weighted_entry_accuracy = std::numeric_limits<double>::quiet_NaN();
