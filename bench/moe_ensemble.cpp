@@ -32,6 +32,7 @@
 #include <fmt/format.h>
 
 #include "bench_common.hpp"
+#include "moelab/core/backend.hpp"
 #include "moelab/core/keys.hpp"
 #include "moelab/core/parallel.hpp"
 #include "moelab/moe/ensemble.hpp"
@@ -283,6 +284,15 @@ int main(int argc, char** argv) {
     if (!o.dump.empty()) {
       dump_initial(o.dump, runs, group, trial);
       if (o.dump_batch) dump_step0_batch(o.dump, runs, group, groups);
+    }
+    if (o.device == "cuda") {
+      // The factory's refusal names the CLI's --backend; this program's option is --device.
+      std::string why;
+      if (!resolve_backend(BackendRequest::cuda, CudaPath::experimental, &why)) {
+        std::fprintf(stderr, "bench_moe_ensemble: --device cuda: the CUDA backend cannot run here: %s; run with --device cpu\n",
+                     why.c_str());
+        return 2;
+      }
     }
     const auto ens = moe::make_ensemble_trainer<float>(o.device == "cuda" ? Backend::cuda : Backend::cpu, runs, o.tf32);
     return measure(*ens, o, runs);
