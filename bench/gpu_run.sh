@@ -357,7 +357,7 @@ if want sraven; then
     if [ $dry -eq 0 ]; then
       step sraven_agree_cpu 120 "$bin/moelab" run "$tiny" --backend cpu --no-journal -o "$out/steps/sraven_tiny_cpu.csv"
       step sraven_agree_cuda 120 "$bin/moelab" run "$tiny" --backend cuda --no-journal -o "$out/steps/sraven_tiny_cuda.csv"
-      step sraven_agree 10 python3 bench/gpu_compare_sraven.py "$out/steps/sraven_tiny_cpu.csv" "$out/steps/sraven_tiny_cuda.csv"
+      step sraven_agree 10 python3 bench/gpu_compare_csv.py --assert initial_loss_mean=1e-5 "$out/steps/sraven_tiny_cpu.csv" "$out/steps/sraven_tiny_cuda.csv"
       step sraven_timing 150 bash -c "$(declare -f timed); timed \"\$@\"" _ "$bin/moelab" run "$timing" --backend cuda --no-journal \
         -o "$out/steps/sraven_timing.csv"
       sraven_backend=cuda; sraven_scenario=scenarios/trained_sraven_paper.toml
@@ -366,7 +366,7 @@ if want sraven; then
       # with exit 2, the timing scenario at 5 steps on the CPU, and the CPU-size scenario at 100 steps
       # under a short limit in place of the paper size (so that its journal and --resume are exercised).
       step sraven_agree_cpu 300 "$bin/moelab" run "$tiny" --backend cpu --no-journal -o "$out/steps/sraven_tiny_cpu.csv"
-      step sraven_agree 10 python3 bench/gpu_compare_sraven.py "$out/steps/sraven_tiny_cpu.csv" "$out/steps/sraven_tiny_cpu.csv"
+      step sraven_agree 10 python3 bench/gpu_compare_csv.py --assert initial_loss_mean=1e-5 "$out/steps/sraven_tiny_cpu.csv" "$out/steps/sraven_tiny_cpu.csv"
       step sraven_cuda_refused 60 bash -c '"$0" run "$1" --backend cuda --no-journal -o /dev/null; test $? -eq 2' "$bin/moelab" "$tiny"
       step sraven_timing 600 bash -c "$(declare -f timed); timed \"\$@\"" _ "$bin/moelab" run "$timing" --backend cpu --no-journal \
         -o "$out/steps/sraven_timing.csv"
