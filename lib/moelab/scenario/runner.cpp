@@ -227,6 +227,8 @@ RunPlan plan_run(const StudyDef& study, const Scenario& sc, const McBudget& budg
     const double bytes = c.bytes + static_cast<double>(trials) * study.result_bytes_per_trial;
     if (bytes > est.point_bytes || !(bytes == bytes)) est.point_bytes = bytes, est.worst_point = i;
     est.work += c.work;
+    est.seconds_one_thread += c.work / (c.ops_per_second > 0.0 ? c.ops_per_second : kOpsPerSecond);
+    est.measured_rate = est.measured_rate || c.ops_per_second > 0.0;
     // A point's weight for sharing points out over ranks: its modelled operations, else its
     // progress units (trials); any positive number works, the bytes do not depend on it.
     plan.weight[i] = study.cost && c.work > 0 && std::isfinite(c.work)
@@ -239,11 +241,13 @@ RunPlan plan_run(const StudyDef& study, const Scenario& sc, const McBudget& budg
     return at;
   };
   if (!(est.peak() <= limit)) refuse(fmt::format("largest point: {}", where()));
-  const double seconds = est.work / (kOpsPerSecond * std::max(1, num_threads()) * ranks);
+  const double seconds = est.seconds_one_thread / (static_cast<double>(std::max(1, num_threads())) * ranks);
+  const std::string rate = est.measured_rate ? std::string("the study's measured rate per thread")
+                                             : fmt::format("{:g} op/s each", kOpsPerSecond);
   if (root && (seconds > 10 || est.peak() > 1e9))
     fmt::print(stderr, "moelab: estimate for {}: about {} of memory{}\n", sc.study, format_bytes(est.peak()),
-               est.modelled ? fmt::format(", {:.3g} operations (~{:.0f} s on {} threads at {:g} op/s each)", est.work,
-                                          seconds, num_threads() * ranks, kOpsPerSecond)
+               est.modelled ? fmt::format(", {:.3g} operations (~{:.0f} s on {} threads at {})", est.work, seconds,
+                                          num_threads() * ranks, rate)
                             : std::string(" (the study declares no cost model: its own memory is not counted)"));
   return plan;
 }
@@ -331,7 +335,7 @@ void run_shards(const StudyDef& study, const Scenario& sc, const McBudget& budge
   }
   Progress progress(work, ranks > 1 ? fmt::format("{} (rank 0 of {})", sc.name, ranks) : sc.name);
   const auto context = [&](std::size_t i) {
-    return RunContext{point_key(budget.seed, study.name, points[i]), trials, plan.backend, &progress};
+    return RunContext{point_key(budget.seed, study.name, points[i]), trials, plan.backend, &progress, {}};
   };
   const auto record = [&](std::size_t i, std::vector<CsvRow> rows, const std::string* payload) {
     if (journal) journal->append(i, payload ? *payload : encode_point(points[i], rows));

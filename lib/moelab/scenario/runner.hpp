@@ -34,6 +34,8 @@ struct RunEstimate {
   double point_bytes = 0.0;   // the largest point's peak (cost model + kept trial results)
   std::size_t worst_point = 0;
   double work = 0.0;          // operations over all points (0 when the study has no cost model)
+  double seconds_one_thread = 0.0;  // work over each point's rate (StudyCost::ops_per_second, else nominal)
+  bool measured_rate = false;       // some point's rate was measured (StudyCost::ops_per_second > 0)
   bool modelled = false;      // the study declares a cost model
   double peak() const { return frame_bytes + point_bytes; }
 };

@@ -202,10 +202,13 @@ struct RunContext {
 /// anything runs: `bytes`, the peak memory the point holds while it runs (all threads together), and
 /// `work`, its floating-point operations (order of magnitude is enough). The runner refuses (exit 2) a
 /// run whose largest point exceeds the memory limit and prints the estimate of long runs. Doubles, so
-/// that absurd parameters give large numbers rather than a wrapped integer.
+/// that absurd parameters give large numbers rather than a wrapped integer. `ops_per_second`: the rate
+/// per thread at which this study's `work` was measured to run (0: the runner's nominal 1e9), so that
+/// the printed time of a GEMM-bound trainer is not off by an order of magnitude.
 struct StudyCost {
   double bytes = 0.0;
   double work = 0.0;
+  double ops_per_second = 0.0;
 };
 
 using Metadata = std::vector<std::pair<std::string, std::string>>;
