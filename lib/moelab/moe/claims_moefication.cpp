@@ -39,12 +39,19 @@ namespace {
 // suite's level (t > 20 needed), so the verdict does not move with the suite seed.
 constexpr std::int64_t kQuickSteps = 600, kQuickSeeds = 4, kFullSeeds = 48;
 
+/// The planted task of both MoEfication scenarios (k = 4 blocks of 8 features, C = 4 classes, each
+/// block's label net of width 16), the rest of the spec at its defaults.
+MoeficationSpec scenario_task() {
+  MoeficationSpec s;
+  s.task.blocks = 4, s.task.block_dim = 8, s.task.classes = 4, s.task.teacher_width = 16;
+  return s;
+}
+
 claims::Evidence check_moefication_smaller_drop(const claims::CheckBudget& b, const RngKey& key) {
   // The scenario's network (k = 4 blocks of 8, C = 4, H = 64, E = 8, centroid routing), trained for
   // fewer steps at --quick (the drop gap is a property of the trained net's block structure, present
   // from ~600 steps on: see the note's numbers), evaluated at sigma in {0, 0.5} and s = 4 only.
-  MoeficationSpec s;
-  s.task.blocks = 4, s.task.block_dim = 8, s.task.classes = 4, s.task.teacher_width = 16;
+  MoeficationSpec s = scenario_task();
   s.hidden = 64, s.experts = 8, s.active = {4}, s.sigmas = {0.0, 0.5};
   s.router = MoefiedRouter::centroid;
   s.steps = b.pick<std::int64_t>(kQuickSteps, 1500), s.batch = 256, s.lr = 1e-2;
@@ -88,8 +95,7 @@ claims::Evidence check_moefication_smaller_drop(const claims::CheckBudget& b, co
 constexpr std::int64_t kFig4QuickSeeds = 4, kFig4FullSeeds = 16;
 
 claims::Evidence check_moefication_outperforms_under_noise(const claims::CheckBudget& b, const RngKey& key) {
-  MoeficationSpec s;
-  s.task.blocks = 4, s.task.block_dim = 8, s.task.classes = 4, s.task.teacher_width = 16;
+  MoeficationSpec s = scenario_task();
   s.hidden = 384, s.experts = 96, s.active = {40}, s.sigmas = {0.0, 0.5};
   s.router = MoefiedRouter::mlp, s.router_width = 64;
   s.router_steps = b.pick<std::int64_t>(400, 1000);
