@@ -8,6 +8,8 @@
 
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/error.hpp"
+#include "moelab/core/interrupt.hpp"
+#include "moelab/trained/fit_moe.hpp"
 #include "moelab/moe/sequence_trainer.hpp"
 
 namespace moelab::trained {
@@ -447,6 +449,10 @@ SravenRun run_sraven_trial(const SravenSpec& spec, const RngKey& key, std::int64
           task.sample(data, StreamTag::moe_train_data, static_cast<std::uint64_t>(step * spec.batch + i), false, weighted);
     task.encode(problems, d, batch);
     trainer->train_step(batch, cfg);
+    // SIGINT/SIGTERM within kPollSteps steps (about a second even at the paper size, 0.064 s a step;
+    // one run is up to ~20 CPU-minutes). Polling does not change the numbers; an interrupted run
+    // writes no row.
+    if ((step + 1) % kPollSteps == 0) check_interrupted();
   }
   const std::vector<double>& losses = trainer->losses();
   for (std::int64_t step = std::max<std::int64_t>(0, spec.steps - tail); step < spec.steps; ++step)
