@@ -28,6 +28,12 @@ function(moelab_add_test)
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE moelab_test_main ${T_LIBS})
   moelab_test_precompiled_headers(${T_NAME})
+  # Unity batches (MOELAB_UNITY_TESTS): the test files of one executable instantiate the same Eigen,
+  # Catch2 and moelab templates, and each file compiled alone instantiates them again (docs/building.md).
+  # A test file's file-local names must therefore be unique within its folder.
+  if(MOELAB_UNITY_TESTS)
+    set_target_properties(${T_NAME} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${MOELAB_UNITY_TESTS_BATCH})
+  endif()
   # Fast tests (everything neither tagged [slow] nor hidden: Catch2 selects hidden tests under a
   # pure exclusion such as "~[slow]") and slow tests are registered separately; hidden tests run by hand.
   # --warn NoTests: a registered name that selects no test fails instead of passing silently (CTest

@@ -14,6 +14,9 @@
 
 #include "moelab/core/csv.hpp"
 
+// This file's own names, apart from those of the other test files compiled in its unity batch.
+namespace growth_test {
+
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 namespace mb = moelab::bounds;
@@ -138,3 +141,5 @@ TEST_CASE("the growth sums match mpmath up to n = 10^15", "[bounds]") {
   // The case: moelab bound growth --m 1e15 --d 200 --labels 2 printed 6044.000000.
   CHECK_THAT(mb::log_haussler_long(1e15, 200, 2), WithinRel(6044.523291789712, 16 * kEps));
 }
+
+}  // namespace growth_test

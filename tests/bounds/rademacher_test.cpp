@@ -12,6 +12,9 @@
 
 #include "moelab/core/distributions.hpp"
 
+// This file's own names, apart from those of the other test files compiled in its unity batch.
+namespace rademacher_test {
+
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 namespace mb = moelab::bounds;
@@ -148,3 +151,5 @@ TEST_CASE("Lemma 10: constant convex combinations have R(H), x-dependent gates e
   const double r_gated = mb::rademacher_exact(m, mb::gated_class_supremum(experts, {partition}));
   REQUIRE(r_gated > r_h * 1.05);
 }
+
+}  // namespace rademacher_test

@@ -18,6 +18,9 @@
 
 #include "cli/process.hpp"
 
+// This file's own names, apart from those of the other test files compiled in its unity batch.
+namespace hardening_round2_test {
+
 namespace fs = std::filesystem;
 using namespace moelab::test_cli;
 
@@ -332,3 +335,5 @@ TEST_CASE("small items: --seeds '', --out-dir /proc, and huge inputs cut in mess
                        " -o " + scratch("big.csv").string());
   require_refused(r, "more bytes", kMessageChars);
 }
+
+}  // namespace hardening_round2_test

@@ -20,6 +20,9 @@
 
 #include "cli/process.hpp"
 
+// This file's own names, apart from those of the other test files compiled in its unity batch.
+namespace hardening_test {
+
 namespace fs = std::filesystem;
 using namespace moelab::test_cli;
 
@@ -291,3 +294,5 @@ TEST_CASE("covariance and scenario files that are devices, FIFOs, directories or
   fs::remove(fifo);
   fs::remove(huge);
 }
+
+}  // namespace hardening_test

@@ -22,6 +22,9 @@
 
 #include "cli/process.hpp"
 
+// This file's own names, apart from those of the other test files compiled in its unity batch.
+namespace resume_test {
+
 namespace fs = std::filesystem;
 using namespace moelab::test_cli;
 
@@ -253,3 +256,5 @@ TEST_CASE("a check killed at random moments and resumed writes the bytes of an u
   std::printf("check resume test: %d of 2 kills interrupted the check (full check %.2f s)\n", interrupted,
               static_cast<double>(full.count()) * 1e-6);
 }
+
+}  // namespace resume_test

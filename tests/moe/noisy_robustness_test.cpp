@@ -18,6 +18,9 @@ namespace moelab::moe {
 void add_studies(std::vector<StudyDef>& out);
 }
 
+// This file's own names, apart from those of the other test files compiled in its unity batch.
+namespace noisy_robustness_test {
+
 using namespace moelab;
 using namespace moelab::moe;
 using Catch::Matchers::Contains;
@@ -154,3 +157,5 @@ TEST_CASE("trained linear models approach Theorem 3's Bayes risks, the MoE's dro
   CHECK(std::abs(r.moe_noisy / r.dense_bayes_noisy - 1.0) > 0.2);
   CHECK(r.dense_noisy - r.dense_clean > r.moe_noisy - r.moe_clean);
 }
+
+}  // namespace noisy_robustness_test

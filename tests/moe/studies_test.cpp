@@ -20,6 +20,9 @@ namespace moelab::moe {
 void add_studies(std::vector<StudyDef>& out);
 }
 
+// This file's own names, apart from those of the other test files compiled in its unity batch.
+namespace studies_test {
+
 using namespace moelab;
 using Catch::Matchers::Contains;
 using Catch::Matchers::WithinRel;
@@ -135,3 +138,5 @@ TEST_CASE("quick Fig. 2 at one teacher: lower granularity keeps its error, match
   CHECK(lower > 0.1);
   CHECK(equal < 0.02);
 }
+
+}  // namespace studies_test

@@ -17,6 +17,9 @@
 #include "moelab/core/parallel.hpp"
 #include "moelab/moe/teacher_student.hpp"
 
+// This file's own names, apart from those of the other test files compiled in its unity batch.
+namespace teacher_student_test {
+
 using namespace moelab;
 using namespace moelab::moe;
 using Catch::Matchers::Contains;
@@ -261,3 +264,5 @@ TEST_CASE("normalized test MSE: the zero student gives 1, the teacher itself 0, 
   trained.train_until(20);
   CHECK_THAT(trained.test_nmse(), WithinRel(nmse_by_definition(trained), 1e-12));
 }
+
+}  // namespace teacher_student_test

@@ -16,6 +16,9 @@
 #include "moelab/core/distributions.hpp"
 #include "moelab/moe/transformer.hpp"
 
+// This file's own names, apart from those of the other test files compiled in its unity batch.
+namespace transformer_test {
+
 using namespace moelab;
 using namespace moelab::moe;
 
@@ -538,3 +541,5 @@ TEST_CASE("training the block on a planted retrieval task lowers the loss, and a
     CHECK(blind.final_accuracy < 0.35);
   }
 }
+
+}  // namespace transformer_test

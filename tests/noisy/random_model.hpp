@@ -61,4 +61,15 @@ inline noisy::Model random_model(std::uint64_t trial, int k, int max_block = 4) 
   return m;
 }
 
+/// The expert of one input: i with probability p_i (one uniform of `draws`, against the cumulative p).
+inline int draw_expert(const noisy::Model& m, Draws& draws) {
+  const double u = draws.uniform();
+  double acc = 0.0;
+  for (int i = 0; i + 1 < m.k(); ++i) {
+    acc += m.p[static_cast<std::size_t>(i)];
+    if (u < acc) return i;
+  }
+  return m.k() - 1;
+}
+
 }  // namespace moelab::test

@@ -50,15 +50,6 @@ Eigen::VectorXd draw_block(const Model& m, int i, moelab::test::Draws& draws) {
   return m.sigma[static_cast<std::size_t>(i)].llt().matrixL() * draws.normal_vector(m.block_size(i));
 }
 
-int draw_expert(const Model& m, moelab::test::Draws& draws) {
-  double u = draws.uniform(), acc = 0.0;
-  for (int i = 0; i < m.k(); ++i) {
-    acc += m.p[static_cast<std::size_t>(i)];
-    if (u < acc) return i;
-  }
-  return m.k() - 1;
-}
-
 }  // namespace
 
 TEST_CASE("the risk functional matches hand-computed values for two scalar experts", "[noisy][risk]") {
@@ -131,7 +122,7 @@ TEST_CASE("the risk functional agrees with a Monte-Carlo simulation of the data 
   const Misroute route{0, 2, 1.6};
 
   const auto dense_error = [&](moelab::test::Draws& d, double noise, bool misrouted) {
-    const int i = misrouted ? route.i : draw_expert(m, d);
+    const int i = misrouted ? route.i : moelab::test::draw_expert(m, d);
     Eigen::VectorXd x = Eigen::VectorXd::Zero(m.d());
     x.segment(m.offset(i), m.block_size(i)) = draw_block(m, i, d);
     const double y = x.segment(m.offset(i), m.block_size(i)).dot(m.beta_star[static_cast<std::size_t>(i)]);
@@ -140,7 +131,7 @@ TEST_CASE("the risk functional agrees with a Monte-Carlo simulation of the data 
     return std::pow(xbar.dot(b) - y, 2);
   };
   const auto sparse_error = [&](moelab::test::Draws& d, double noise, bool misrouted) {
-    const int i = misrouted ? route.i : draw_expert(m, d);
+    const int i = misrouted ? route.i : moelab::test::draw_expert(m, d);
     const int e = misrouted ? route.j : i;  // the expert that answers
     const Eigen::VectorXd x_i = draw_block(m, i, d);
     const double y = x_i.dot(m.beta_star[static_cast<std::size_t>(i)]);

@@ -35,16 +35,6 @@ Model scalar_experts(int k, double p_each, double lambda, double sigma2, std::ui
   return m;
 }
 
-int draw_expert(const Model& m, moelab::test::Draws& draws) {
-  const double u = draws.uniform();
-  double acc = 0.0;
-  for (int i = 0; i + 1 < m.k(); ++i) {
-    acc += m.p[static_cast<std::size_t>(i)];
-    if (u < acc) return i;
-  }
-  return m.k() - 1;
-}
-
 Misroute random_misroute(const Model& m, moelab::test::Draws& draws) {
   const int i = static_cast<int>(draws.uniform() * m.k()) % m.k();
   const int j = (i + 1 + static_cast<int>(draws.uniform() * (m.k() - 1)) % (m.k() - 1)) % m.k();
@@ -449,7 +439,7 @@ TEST_CASE("the dense excess coefficient agrees with a Monte-Carlo estimate of E[
   const int samples = 200000;
   double sum = 0.0, sum2 = 0.0;
   for (int t = 0; t < samples; ++t) {
-    const int i = draw_expert(m, draws);
+    const int i = moelab::test::draw_expert(m, draws);
     const auto ui = static_cast<std::size_t>(i);
     Eigen::VectorXd x = Eigen::VectorXd::Zero(m.d());
     x.segment(m.offset(i), m.block_size(i)) = m.sigma[ui].llt().matrixL() * draws.normal_vector(m.block_size(i));

@@ -16,6 +16,9 @@
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/stats.hpp"
 
+// This file's own names, apart from those of the other test files compiled in its unity batch.
+namespace erm_test {
+
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 namespace sc = moelab::scaling;
@@ -210,3 +213,5 @@ TEST_CASE("learned-routing ERM pays a routing overhead and stays under the oracl
   CHECK(in_sample.mean() - 4.0 * in_sample.standard_error() > 2.0 * 4.0 / static_cast<double>(n));
   CHECK(in_sample.mean() + 4.0 * in_sample.standard_error() < sc::erm_oracle_bound(n, 4, 1.0));
 }
+
+}  // namespace erm_test

@@ -9,6 +9,9 @@
 
 #include <catch2/catch.hpp>
 
+// This file's own names, apart from those of the other test files compiled in its unity batch.
+namespace scaling_laws_test {
+
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 namespace sc = moelab::scaling;
@@ -100,3 +103,5 @@ TEST_CASE("partition approximation error: the d = 1 constant of the h rate, and 
   const double r = moelab::scaling::partition_approximation_error(32, 2) / moelab::scaling::partition_approximation_error(64, 2);
   CHECK(std::abs(r - 2.0) < 0.02);
 }
+
+}  // namespace scaling_laws_test

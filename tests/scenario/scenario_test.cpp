@@ -7,6 +7,9 @@
 
 #include "scenario/input_error_helpers.hpp"
 
+// This file's own names, apart from those of the other test files compiled in its unity batch.
+namespace scenario_test {
+
 using moelab::ParamView;
 using moelab::parse_scenario;
 using moelab::test::expect_input_error;
@@ -236,3 +239,5 @@ TEST_CASE("load_scenario reads a file and reports a missing one", "[scenario]") 
   CHECK(what(e) == missing + ": cannot read file");
   std::filesystem::remove_all(dir);
 }
+
+}  // namespace scenario_test

@@ -12,6 +12,9 @@
 #include "moelab/scenario/runner.hpp"
 #include "moelab/scenario/study.hpp"
 
+// This file's own names, apart from those of the other test files compiled in its unity batch.
+namespace study_test {
+
 using namespace moelab;
 
 namespace {
@@ -179,3 +182,5 @@ TEST_CASE("a run that fails on bad input leaves the default thread count behind"
   (void)run_text("[params]\nn = 2\n", 3);
   CHECK(num_threads() == before);
 }
+
+}  // namespace study_test

@@ -14,6 +14,9 @@
 
 #include "moelab/linalg/decompositions.hpp"
 
+// This file's own names, apart from those of the other test files compiled in its unity batch.
+namespace tracy_widom_test {
+
 using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 namespace sp = moelab::spectra;
@@ -394,3 +397,5 @@ TEST_CASE("Wishart edge centring and scaling take their hand-computed values", "
   CHECK_THAT(sp::wishart_largest_eigenvalue_cdf(25.0, 9.0, 4.0, sp::WishartEdge::johansson_complex),
              WithinAbs(sp::tracy_widom_cdf(0.0, 2), 1e-15));
 }
+
+}  // namespace tracy_widom_test

@@ -47,7 +47,6 @@ Eigen::MatrixXd partition_gate(int T, int n) {
 
 namespace {
 
-constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
 // Points of S (uniforms [0, m)) and S' ([m, 2m)) of one trial.
 void draw_samples(const RandomStream& r, const std::vector<double>& cdf, int m, std::vector<int>& s, std::vector<int>& s2) {
@@ -158,7 +157,7 @@ void check_gates(const std::vector<Eigen::MatrixXd>& gates, Eigen::Index n) {
 
 // sup over gates of sum_j max_h sum_x w(x) g_j(x) h(x), w a weight per domain point.
 double gated_supremum(const Eigen::MatrixXd& experts, const std::vector<Eigen::MatrixXd>& gates, const Eigen::VectorXd& w) {
-  double best = kNegInf;
+  double best = -std::numeric_limits<double>::infinity();
   for (const auto& g : gates) {
     const Eigen::MatrixXd weighted = g.array().rowwise() * w.transpose().array();  // T x n
     best = std::max(best, (experts * weighted.transpose()).colwise().maxCoeff().sum());
@@ -288,7 +287,7 @@ Lemma9Check check_lemma9(const Eigen::VectorXd& p, const Eigen::MatrixXd& values
     return Trial{finite_class_rademacher(composed_on_sample), finite_class_rademacher(on_sample)};
   });
   std::vector<PairedTrial> statement, control;
-  double worst = kNegInf;
+  double worst = -std::numeric_limits<double>::infinity();
   for (const auto& x : results) {
     statement.push_back({x.composed, lipschitz * x.plain});
     control.push_back({x.composed, 0.5 * lipschitz * x.plain});
@@ -319,7 +318,7 @@ Lemma10Check check_lemma10(const Eigen::VectorXd& p, const Eigen::MatrixXd& expe
   std::vector<PairedTrial> control;
   Welford h, conv, gated, gap;
   // Per draw sup_conv <= sup_H exactly; rounding of the weighted sums allows a few ulps of the scale.
-  double worst = kNegInf;
+  double worst = -std::numeric_limits<double>::infinity();
   for (const auto& x : results) {
     h.add(x.h);
     conv.add(x.conv);

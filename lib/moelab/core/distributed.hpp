@@ -13,6 +13,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "moelab/core/csv.hpp"
@@ -60,6 +61,14 @@ std::vector<std::vector<CsvCell>> get_rows(ByteReader& r);
 
 /// 64-bit FNV-1a of bytes (journal checksums and identities; not cryptographic).
 std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t h = 1469598103934665603ull);
+
+/// Appends the object representation of v (a trivially copyable value) to out: the fixed-size fields of
+/// a saved training state, read back with memcpy on the same build.
+template <class T>
+void append_bytes(std::string& out, const T& v) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  out.append(reinterpret_cast<const char*>(&v), sizeof(T));
+}
 
 /// The ranks of a run. Collective calls must be made by every rank in the same order.
 class Communicator {

@@ -35,11 +35,6 @@ namespace {
 constexpr char kStateMagic[16] = {'m', 'o', 'e', 'l', 'a', 'b', '-', 'e', 'n', 's', 'e', 'm', 'b', 'l', 'e', '\0'};
 constexpr std::uint32_t kStateVersion = 1;
 
-template <class T>
-void put(std::string& out, const T& v) {
-  out.append(reinterpret_cast<const char*>(&v), sizeof(v));
-}
-
 std::uint64_t ensemble_fingerprint(const std::vector<TrainConfig>& runs, int scalar_bytes) {
   std::uint64_t h = fnv1a64("ensemble");
   for (const TrainConfig& c : runs) h = fnv1a64(c.canonical(scalar_bytes) + "\n", h);
@@ -118,16 +113,16 @@ typename EnsembleCuda<S>::Vec EnsembleCuda<S>::last_gradient(std::size_t r) cons
 template <class S>
 void EnsembleCuda<S>::save(const std::string& path) const {
   std::string out(kStateMagic, sizeof(kStateMagic));
-  put(out, kStateVersion);
-  put(out, static_cast<std::uint32_t>(sizeof(S)));
-  put(out, ensemble_fingerprint(runs_, static_cast<int>(sizeof(S))));
-  put(out, step_);
-  put(out, static_cast<std::int64_t>(runs_.size()));
+  append_bytes(out, kStateVersion);
+  append_bytes(out, static_cast<std::uint32_t>(sizeof(S)));
+  append_bytes(out, ensemble_fingerprint(runs_, static_cast<int>(sizeof(S))));
+  append_bytes(out, step_);
+  append_bytes(out, static_cast<std::int64_t>(runs_.size()));
   for (std::size_t r = 0; r < runs_.size(); ++r) {
     const std::int64_t P = layer_dims(runs_[r].student).total;
     std::vector<S> buf(static_cast<std::size_t>(3 * P));
     dev_->download_student(static_cast<int>(r), buf.data(), buf.data() + P, buf.data() + 2 * P);
-    put(out, P);
+    append_bytes(out, P);
     out.append(reinterpret_cast<const char*>(buf.data()), sizeof(S) * buf.size());
     out.append(reinterpret_cast<const char*>(losses_[r].data()), sizeof(double) * static_cast<std::size_t>(step_));
   }

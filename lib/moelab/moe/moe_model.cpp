@@ -460,17 +460,18 @@ void backward(const MoeModel<S>& model, const ForwardCache<S>& c, const typename
       }
       continue;
     }
-    S mean = 0;
-    for (int r = 0; r < k; ++r) mean += c.slot_weight[base + r] * dg[base + r];
-    if (s.gate == Gate::softmax_all) {
-      // g_j = p_j over all m logits (top-k, top-p, threshold): dz_l = p_l (dg_l [l in S] - sum_{j in S} p_j dg_j),
-      // for every l: the unselected logits get a gradient through the normaliser.
-      dlogits.col(i) = -mean * c.probs.col(i);
-      for (int r = 0; r < k; ++r) dlogits(c.slot_expert[base + r], i) += c.slot_weight[base + r] * dg[base + r];
+    if (s.gate == Gate::softmax_selected) {
+      // Softmax over the selected logits: the device layer's per-input backward (moe_layer_hd.hpp).
+      hd::softmax_backward_sample(c.slot_expert.data() + base, c.slot_weight.data() + base, dg.data() + base, k,
+                                  dlogits.col(i).data());
       continue;
     }
-    // Softmax over the selected logits: dz_r = g_r (dg_r - sum_t g_t dg_t); the other logits get 0.
-    for (int r = 0; r < k; ++r) dlogits(c.slot_expert[base + r], i) = c.slot_weight[base + r] * (dg[base + r] - mean);
+    // softmax_all: g_j = p_j over all m logits (top-k, top-p, threshold): dz_l = p_l (dg_l [l in S] -
+    // sum_{j in S} p_j dg_j), for every l: the unselected logits get a gradient through the normaliser.
+    S mean = 0;
+    for (int r = 0; r < k; ++r) mean += c.slot_weight[base + r] * dg[base + r];
+    dlogits.col(i) = -mean * c.probs.col(i);
+    for (int r = 0; r < k; ++r) dlogits(c.slot_expert[base + r], i) += c.slot_weight[base + r] * dg[base + r];
   }
   auto grw = model.router_w(grad);
   gemm(dlogits, false, c.input, true, grw);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "moelab/core/csv.hpp"
+#include "moelab/core/distributed.hpp"
 #include "moelab/core/distributions.hpp"
 #include "moelab/core/error.hpp"
 #include "moelab/core/parallel.hpp"
@@ -20,18 +21,7 @@ namespace {
 
 constexpr char kMagic[8] = {'M', 'O', 'E', 'L', 'A', 'B', 'C', 'K'};
 constexpr std::uint32_t kVersion = 1;
-constexpr std::int64_t kEvalChunk = 4096;  // test samples per forward pass (bounds memory)
 
-std::uint64_t fnv1a(const std::string& s) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
-template <class T>
-void put(std::string& out, const T& v) {
-  out.append(reinterpret_cast<const char*>(&v), sizeof(T));
-}
 
 }  // namespace
 
@@ -203,14 +193,14 @@ template <class S>
 void TeacherStudent<S>::save(const std::string& path) const {
   std::string out;
   out.append(kMagic, sizeof(kMagic));
-  put(out, kVersion);
-  put(out, static_cast<std::uint32_t>(sizeof(S)));
-  put(out, fnv1a(cfg_.canonical(static_cast<int>(sizeof(S)))));
-  put(out, opt_.step);
+  append_bytes(out, kVersion);
+  append_bytes(out, static_cast<std::uint32_t>(sizeof(S)));
+  append_bytes(out, fnv1a64(cfg_.canonical(static_cast<int>(sizeof(S)))));
+  append_bytes(out, opt_.step);
   const auto P = static_cast<std::int64_t>(student_.params().size());
-  put(out, P);
+  append_bytes(out, P);
   for (const Vec* v : {&student_.params(), &opt_.m, &opt_.v}) out.append(reinterpret_cast<const char*>(v->data()), sizeof(S) * static_cast<std::size_t>(P));
-  put(out, static_cast<std::int64_t>(losses_.size()));
+  append_bytes(out, static_cast<std::int64_t>(losses_.size()));
   out.append(reinterpret_cast<const char*>(losses_.data()), sizeof(double) * losses_.size());
   write_file_atomic(path, out, /*even_if_interrupted=*/true);  // a checkpoint: kept for --resume
 }
@@ -237,7 +227,7 @@ void TeacherStudent<S>::load(const std::string& path) {
   get(scalar, "scalar");
   if (scalar != sizeof(S)) fail("scalar", fmt::format("written with {}-byte scalars, resumed with {}-byte", scalar, sizeof(S)));
   get(fingerprint, "fingerprint");
-  if (fingerprint != fnv1a(cfg_.canonical(static_cast<int>(sizeof(S)))))
+  if (fingerprint != fnv1a64(cfg_.canonical(static_cast<int>(sizeof(S)))))
     fail("fingerprint", "written by a run of another configuration (shapes, seeds, sizes or optimizer differ)");
   get(step, "step");
   get(P, "parameters");

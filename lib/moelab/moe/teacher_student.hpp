@@ -30,6 +30,9 @@
 
 namespace moelab::moe {
 
+/// Test or training samples per forward pass when a run evaluates its loss (bounds the memory of one pass).
+inline constexpr std::int64_t kEvalChunk = 4096;
+
 struct TrainConfig {
   MoeShape teacher;
   MoeShape student;

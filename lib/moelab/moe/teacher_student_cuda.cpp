@@ -21,7 +21,6 @@ class MoeDeviceTrainer {};
 namespace moelab::moe {
 
 namespace {
-constexpr std::int64_t kEvalChunk = 4096;  // as teacher_student.cpp
 }
 
 bool moe_cuda_built() {

@@ -23,11 +23,6 @@ double test_noise_of(const Model& m, const RiskOptions& options) {
   return s_o;
 }
 
-void check_misroute(const Model& m, const Misroute& r) {
-  MOELAB_EXPECT(r.i >= 0 && r.i < m.k() && r.j >= 0 && r.j < m.k(), "misroute expert index out of range");
-  MOELAB_EXPECT(r.i != r.j, "misroute needs two different experts i != j");
-}
-
 void check_sparse_sizes(const Model& m, const SparseEstimator& b) {
   MOELAB_EXPECT(static_cast<int>(b.size()) == m.k(), "sparse estimator has the wrong number of experts");
   for (int i = 0; i < m.k(); ++i)
@@ -35,6 +30,11 @@ void check_sparse_sizes(const Model& m, const SparseEstimator& b) {
 }
 
 }  // namespace
+
+void check_misroute(const Model& m, const Misroute& r) {
+  MOELAB_EXPECT(r.i >= 0 && r.i < m.k() && r.j >= 0 && r.j < m.k(), "misroute expert index out of range");
+  MOELAB_EXPECT(r.i != r.j, "misroute needs two different experts i != j");
+}
 
 double dense_risk(const Model& m, const Eigen::VectorXd& b, const RiskOptions& options) {
   m.check_consistent();

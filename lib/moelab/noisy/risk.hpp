@@ -27,6 +27,9 @@ struct RiskOptions {
   std::optional<Misroute> misroute = std::nullopt;
 };
 
+/// Throws (MOELAB_EXPECT) unless r names two different experts of m.
+void check_misroute(const Model& m, const Misroute& r);
+
 /// Risk of a dense estimator b (length d):
 ///   mixture: sum_i p_i [ (b_i - beta_i)' Sigma_i (b_i - beta_i) + s_o ||b||^2 ]          (Eq. 4)
 ///   misroute: (b_i - beta_i)' Sigma_i (b_i - beta_i) + eta^2 b_j' Sigma_j b_j + s_o ||b||^2

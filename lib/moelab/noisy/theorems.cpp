@@ -48,11 +48,6 @@ struct Block {
 
 double prob(const Model& m, int i) { return m.p[static_cast<std::size_t>(i)]; }
 
-void check_misroute(const Model& m, const Misroute& r) {
-  MOELAB_EXPECT(r.i >= 0 && r.i < m.k() && r.j >= 0 && r.j < m.k(), "misroute expert index out of range");
-  MOELAB_EXPECT(r.i != r.j, "misroute needs two different experts i != j");
-}
-
 /// sum_i p_i^power beta_i' Sigma_i (scale_i Sigma_i + s I)^-2 Sigma_i beta_i with scale_i = p_i or 1:
 /// the coefficient of (sigma_o^2 - sigma^2) in Thm 3.
 double thm3_slope(const Model& m, bool dense) {

@@ -9,6 +9,7 @@
 #include <boost/math/special_functions/gamma.hpp>
 
 #include "moelab/core/error.hpp"
+#include "moelab/core/normal.hpp"
 
 namespace moelab::routing {
 
@@ -70,7 +71,6 @@ double abs_normal_mgf(double t, double sigma) {
 }
 
 namespace {
-double Phi(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 /// P[x_1 <= s] for x ~ Unif[B_D] in dimension D (x_1^2 ~ Beta(1/2, (D + 1)/2)).
 double ball_coordinate_cdf(int D, double s) {
   if (s <= -1) return 0.0;
@@ -82,7 +82,7 @@ double ball_coordinate_cdf(int D, double s) {
 
 double gaussian_tube_probability(std::span<const double> p, double t) {
   double pr = 1.0;
-  for (double pi : p) pr *= Phi(pi + t) - Phi(pi - t);
+  for (double pi : p) pr *= normal_cdf(pi + t) - normal_cdf(pi - t);
   return pr;
 }
 

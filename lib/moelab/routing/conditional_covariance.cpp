@@ -8,6 +8,7 @@
 
 #include "moelab/core/error.hpp"
 #include "moelab/linalg/decompositions.hpp"
+#include "moelab/core/normal.hpp"
 
 namespace moelab::routing {
 
@@ -32,18 +33,13 @@ int lemma_b5_kappa(InputLaw law, double mass, int d) {
   return -1;
 }
 
-namespace {
-double phi(double z) { return 0.3989422804014327 * std::exp(-0.5 * z * z); }
-double Phibar(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
-}  // namespace
-
 HalfspaceSpectrum halfspace_spectrum(InputLaw law, int d, double t) {
   MOELAB_EXPECT(d >= 2, "halfspace_spectrum needs d >= 2");
   HalfspaceSpectrum h;
   if (law == InputLaw::gaussian) {
     const double tau = t * std::sqrt(static_cast<double>(d));
-    h.mass = Phibar(tau);
-    const double hz = phi(tau) / h.mass;  // inverse Mills ratio
+    h.mass = normal_sf(tau);
+    const double hz = normal_pdf(tau) / h.mass;  // inverse Mills ratio
     h.along = (1.0 + tau * hz - hz * hz) / d;
     h.across = 1.0 / d;
     return h;

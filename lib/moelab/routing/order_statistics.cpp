@@ -7,23 +7,19 @@
 
 #include "moelab/core/error.hpp"
 #include "moelab/core/log_binomial.hpp"
+#include "moelab/core/normal.hpp"
 #include "moelab/routing/subset_rank.hpp"
 
 namespace moelab::routing {
 
 namespace {
 
-constexpr double kInvSqrt2Pi = 0.39894228040143267794;
-double phi(double z) { return kInvSqrt2Pi * std::exp(-0.5 * z * z); }
-double Phi(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
-double Phibar(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
-
 /// P[Bin(n, p) <= j] with p = Phibar(z), 1 - p = Phi(z) (both computed directly for accuracy):
 /// I_{1-p}(n - j, j + 1).
 double binomial_cdf_at(int n, int j, double z) {
   if (j < 0) return 0.0;
   if (j >= n) return 1.0;
-  return boost::math::ibeta(static_cast<double>(n - j), static_cast<double>(j + 1), Phi(z));
+  return boost::math::ibeta(static_cast<double>(n - j), static_cast<double>(j + 1), normal_cdf(z));
 }
 
 /// Integral of f over the real line, truncated to [lo, hi] where the integrands used here are
@@ -40,12 +36,12 @@ TopKMoments top_k_moments(int m, int k) {
   MOELAB_EXPECT(m >= 1 && k >= 1 && k <= m, "top_k_moments needs 1 <= k <= m");
   TopKMoments t;
   const double lo = -14.0, hi = 14.0;  // phi(14) ~ 1e-43; the top order statistics of m <= 1e9 sit below 7
-  t.sum_mean = m * integrate([&](double z) { return z * phi(z) * binomial_cdf_at(m - 1, k - 1, z); }, lo, hi);
-  t.square_sum_mean = m * integrate([&](double z) { return z * z * phi(z) * binomial_cdf_at(m - 1, k - 1, z); }, lo, hi);
+  t.sum_mean = m * integrate([&](double z) { return z * normal_pdf(z) * binomial_cdf_at(m - 1, k - 1, z); }, lo, hi);
+  t.square_sum_mean = m * integrate([&](double z) { return z * z * normal_pdf(z) * binomial_cdf_at(m - 1, k - 1, z); }, lo, hi);
   double cross = 0.0;
   if (k >= 2)
     cross = 2.0 * m * (m - 1.0) *
-            integrate([&](double w) { return w * phi(w) * phi(w) * binomial_cdf_at(m - 2, k - 2, w); }, lo, hi);
+            integrate([&](double w) { return w * normal_pdf(w) * normal_pdf(w) * binomial_cdf_at(m - 2, k - 2, w); }, lo, hi);
   t.sum_second = t.square_sum_mean + cross;
   return t;
 }
@@ -58,7 +54,7 @@ double top_set_probability(int m, int k, double delta) {
   const int r = m - k;
   // Density of max of the r unshifted ones: r Phi(t)^(r-1) phi(t); the k shifted ones all exceed t
   // with probability Phibar(t - delta)^k.
-  const auto f = [&](double t) { return std::pow(Phibar(t - delta), k) * r * std::pow(Phi(t), r - 1) * phi(t); };
+  const auto f = [&](double t) { return std::pow(normal_sf(t - delta), k) * r * std::pow(normal_cdf(t), r - 1) * normal_pdf(t); };
   return integrate(f, -14.0, 14.0 + std::max(0.0, delta));
 }
 

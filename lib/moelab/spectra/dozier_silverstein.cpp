@@ -6,9 +6,9 @@
 #include <limits>
 #include <utility>
 
-#include <boost/math/constants/constants.hpp>
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <boost/math/tools/toms748_solve.hpp>
+#include <numbers>
 
 #include "moelab/core/error.hpp"
 
@@ -17,7 +17,6 @@ namespace moelab::spectra {
 namespace {
 
 using cd = std::complex<double>;
-constexpr double kPi = boost::math::constants::pi<double>();
 
 // Grid points per omega-interval for locating critical points of x(omega) (support()).
 constexpr int kSupportGrid = 4000;
@@ -180,7 +179,7 @@ DozierSilversteinDensityPoint DozierSilverstein::density(double x, const DozierS
   const DozierSilversteinSolution s = stieltjes({x, eta}, options);
   DozierSilversteinDensityPoint p;
   p.x = x;
-  p.density = s.m.imag() / kPi;
+  p.density = s.m.imag() / std::numbers::pi;
   p.eta = s.eta;
   p.residual = s.residual;
   p.iterations = s.iterations;
@@ -294,7 +293,7 @@ std::vector<SupportInterval> DozierSilverstein::support() const {
       const double u = static_cast<double>(i) / kSupportGrid;
       double omega;
       if (std::isfinite(left) && std::isfinite(right))
-        omega = left + (right - left) * 0.5 * (1.0 - std::cos(kPi * u));  // clusters at both ends
+        omega = left + (right - left) * 0.5 * (1.0 - std::cos(std::numbers::pi * u));  // clusters at both ends
       else if (!std::isfinite(left))
         omega = right - s0 * u / (1.0 - u);
       else
@@ -357,7 +356,7 @@ double DozierSilverstein::cdf(double x) const {
   for (const SupportInterval& iv : support()) {
     if (x <= iv.lower) break;
     const double half = 0.5 * (iv.upper - iv.lower);
-    const double theta_end = x >= iv.upper ? boost::math::constants::pi<double>() : std::acos(1.0 - (x - iv.lower) / half);
+    const double theta_end = x >= iv.upper ? std::numbers::pi : std::acos(1.0 - (x - iv.lower) / half);
     const auto f = [&](double theta) {
       return density(iv.lower + half * (1.0 - std::cos(theta))).density * half * std::sin(theta);
     };

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <limits>
 
-#include <boost/math/constants/constants.hpp>
 #include <boost/math/quadrature/gauss.hpp>
 #include <boost/math/tools/toms748_solve.hpp>
+#include <numbers>
 
 #include "moelab/core/error.hpp"
 #include "moelab/core/stats.hpp"
@@ -16,7 +16,6 @@ namespace moelab::spectra {
 
 namespace {
 
-constexpr double kPi = boost::math::constants::pi<double>();
 
 // Within this fraction of the edge scale of an edge, the closed form loses relative accuracy to the
 // cancellation of its O(sqrt(distance)) terms (relative error ~ eps * scale / distance): 5% keeps it
@@ -29,7 +28,7 @@ double lower_edge_mass(double c, double a, double b, double t) {
   const double s_max = std::sqrt(std::max(t - a, 0.0));
   const auto integrand = [&](double s) {
     const double s2 = s * s;
-    return s2 * std::sqrt(std::max(b - a - s2, 0.0)) / (kPi * c * (a + s2));
+    return s2 * std::sqrt(std::max(b - a - s2, 0.0)) / (std::numbers::pi * c * (a + s2));
   };
   return boost::math::quadrature::gauss<double, 20>::integrate(integrand, 0.0, s_max);
 }
@@ -39,7 +38,7 @@ double upper_edge_mass(double c, double a, double b, double t) {
   const double s_max = std::sqrt(std::max(b - t, 0.0));
   const auto integrand = [&](double s) {
     const double s2 = s * s;
-    return s2 * std::sqrt(std::max(b - a - s2, 0.0)) / (kPi * c * (b - s2));
+    return s2 * std::sqrt(std::max(b - a - s2, 0.0)) / (std::numbers::pi * c * (b - s2));
   };
   return boost::math::quadrature::gauss<double, 20>::integrate(integrand, 0.0, s_max);
 }
@@ -83,7 +82,7 @@ double angular_mass(double c, double lo, double hi) {
     const double s = std::sin(phi);
     return s * s / (alpha - beta * std::cos(phi));
   };
-  return 2.0 / kPi * boost::math::quadrature::gauss<double, 30>::integrate(integrand, lo, hi);
+  return 2.0 / std::numbers::pi * boost::math::quadrature::gauss<double, 30>::integrate(integrand, lo, hi);
 }
 
 // Mass of the absolutely continuous part on [a, t] and on [t, b], a < t < b, sigma2 = 1 units.
@@ -95,7 +94,7 @@ double ac_mass_below(double c, double a, double b, double t) {
   const double r = std::sqrt((b - t) * (t - a));
   const double arc_u = std::asin(std::min(1.0, std::sqrt((t - a) / width)));
   const double arc_v = std::asin(std::min(1.0, std::sqrt(b * (t - a) / (t * width))));
-  return (r + 2.0 * (1.0 + c) * arc_u - 2.0 * std::abs(1.0 - c) * arc_v) / (2.0 * kPi * c);
+  return (r + 2.0 * (1.0 + c) * arc_u - 2.0 * std::abs(1.0 - c) * arc_v) / (2.0 * std::numbers::pi * c);
 }
 
 double ac_mass_above(double c, double a, double b, double t) {
@@ -104,7 +103,7 @@ double ac_mass_above(double c, double a, double b, double t) {
   const double r = std::sqrt((b - t) * (t - a));
   const double arc_u = std::asin(std::min(1.0, std::sqrt((b - t) / width)));
   const double arc_v = std::asin(std::min(1.0, std::sqrt(a * (b - t) / (t * width))));
-  return (-r + 2.0 * (1.0 + c) * arc_u - 2.0 * std::abs(1.0 - c) * arc_v) / (2.0 * kPi * c);
+  return (-r + 2.0 * (1.0 + c) * arc_u - 2.0 * std::abs(1.0 - c) * arc_v) / (2.0 * std::numbers::pi * c);
 }
 
 }  // namespace
@@ -132,7 +131,7 @@ double MarchenkoPastur::density(double x) const {
     // Far from c = 1: f = sqrt((t - a)(b - t)) / (2 pi c t) / sigma2 with cancellation-free distances.
     const EdgeDistances d = edge_distances(c_, sigma2_, x);
     if (!(d.below >= 0.0 && d.above >= 0.0)) return 0.0;
-    return std::sqrt(d.below * d.above) / (2.0 * kPi * c_ * (x / sigma2_)) / sigma2_;
+    return std::sqrt(d.below * d.above) / (2.0 * std::numbers::pi * c_ * (x / sigma2_)) / sigma2_;
   }
   const double t = x / sigma2_;
   const double root_c = std::sqrt(c_);
@@ -140,7 +139,7 @@ double MarchenkoPastur::density(double x) const {
   if (!(t >= a && t <= b)) return 0.0;
   if (t == 0.0) return std::numeric_limits<double>::infinity();  // c = 1 only (a = 0)
   // (b - t)(t - a) as a product of two differences: no cancellation of t^2 terms.
-  return std::sqrt((b - t) * (t - a)) / (2.0 * kPi * c_ * t) / sigma2_;
+  return std::sqrt((b - t) * (t - a)) / (2.0 * std::numbers::pi * c_ * t) / sigma2_;
 }
 
 double MarchenkoPastur::cdf(double x) const {
@@ -151,8 +150,8 @@ double MarchenkoPastur::cdf(double x) const {
     if (d.below <= 0.0) return atom();
     if (d.above <= 0.0) return 1.0;
     const double theta = support_angle(d);
-    if (theta <= 0.5 * kPi) return atom() + angular_mass(c_, 0.0, theta);
-    return 1.0 - angular_mass(c_, theta, kPi);
+    if (theta <= 0.5 * std::numbers::pi) return atom() + angular_mass(c_, 0.0, theta);
+    return 1.0 - angular_mass(c_, theta, std::numbers::pi);
   }
   const double t = x / sigma2_;
   const double root_c = std::sqrt(c_);
@@ -173,7 +172,7 @@ double MarchenkoPastur::survival(double x) const {
     if (d.below <= 0.0) return continuous;
     if (d.above <= 0.0) return 0.0;
     const double theta = support_angle(d);
-    if (theta > 0.5 * kPi) return angular_mass(c_, theta, kPi);
+    if (theta > 0.5 * std::numbers::pi) return angular_mass(c_, theta, std::numbers::pi);
     return continuous - angular_mass(c_, 0.0, theta);
   }
   const double t = x / sigma2_;

@@ -10,6 +10,7 @@
 #include <Eigen/Dense>
 #include <boost/math/special_functions/airy.hpp>
 #include <boost/math/tools/roots.hpp>
+#include <numbers>
 
 #include "moelab/core/error.hpp"
 #include "moelab/linalg/decompositions.hpp"
@@ -19,7 +20,6 @@ namespace moelab::spectra {
 namespace {
 
 constexpr double kSqrt2 = 1.41421356237309504880;
-constexpr double kPi = 3.14159265358979323846;
 // zeta'(-1) = 1/12 - log(Glaisher's constant A).
 constexpr double kZetaPrimeMinus1 = -0.16542114370045092921;
 
@@ -39,7 +39,7 @@ QuadratureRule make_gauss_legendre(int m) {
   rule.nodes.resize(m);
   rule.weights.resize(m);
   for (int i = 0; i < (m + 1) / 2; ++i) {
-    double x = std::cos(kPi * (i + 0.75) / (m + 0.5));
+    double x = std::cos(std::numbers::pi * (i + 0.75) / (m + 0.5));
     double derivative = 0.0;
     for (int iteration = 0; iteration < 100; ++iteration) {
       double p0 = 1.0, p1 = x;  // P_0, P_1

@@ -37,7 +37,6 @@ struct DifficultyPoint {
   double a = 1.0, b = 1.0, d_N = 1.0;
 };
 
-double se_if_several(const Welford& w) { return w.count() > 1 ? w.standard_error() : 0.0; }
 
 /// 1 / sum_c p_c^2 over the ID combinations: the number of equally likely combinations with the same
 /// collision probability (C(R + M - 1, M) minus the held-out ones under uniform draws).
@@ -229,13 +228,13 @@ StudyDef sraven_difficulty_study() {
                 .set("gate", moe::to_string(pt.base.spec.gate))
                 .set("steps", pt.base.spec.steps)
                 .set("id_accuracy_mean", id[j].mean())
-                .set("id_accuracy_std_error", se_if_several(id[j]))
+                .set("id_accuracy_std_error", detail::se_if_several(id[j]))
                 .set("id_weighted_accuracy_mean", idw[j].mean())
-                .set("id_weighted_accuracy_std_error", se_if_several(idw[j]))
+                .set("id_weighted_accuracy_std_error", detail::se_if_several(idw[j]))
                 .set("ood_accuracy_mean", has_ood ? ood[j].mean() : nan)
-                .set("ood_accuracy_std_error", has_ood ? se_if_several(ood[j]) : nan)
+                .set("ood_accuracy_std_error", has_ood ? detail::se_if_several(ood[j]) : nan)
                 .set("ood_weighted_accuracy_mean", has_ood ? oodw[j].mean() : nan)
-                .set("ood_weighted_accuracy_std_error", has_ood ? se_if_several(oodw[j]) : nan)
+                .set("ood_weighted_accuracy_std_error", has_ood ? detail::se_if_several(oodw[j]) : nan)
                 .set("id_entry_accuracy_mean", ide[j].mean())
                 .set("id_weighted_entry_accuracy_mean", idwe[j].mean())
                 .set("ood_entry_accuracy_mean", has_ood ? oode[j].mean() : nan)

@@ -25,7 +25,6 @@ struct UtilisationPoint {
   std::vector<int> ks;
 };
 
-double se_if_several(const Welford& w) { return w.count() > 1 ? w.standard_error() : 0.0; }
 
 }  // namespace
 
@@ -90,15 +89,15 @@ StudyDef utilisation_study() {
               .set("id_accuracy_mean", acc.mean())
               .set("masks_possible", std::round(std::exp(log_binomial(pt.spec.T, pt.ks[j]))))
               .set("distinct_masks_mean", dm.mean())
-              .set("distinct_masks_se", se_if_several(dm))
+              .set("distinct_masks_se", detail::se_if_several(dm))
               .set("effective_masks_mean", em.mean())
-              .set("effective_masks_se", se_if_several(em))
+              .set("effective_masks_se", detail::se_if_several(em))
               .set("effective_experts_mean", ee.mean())
-              .set("effective_experts_se", se_if_several(ee))
+              .set("effective_experts_se", detail::se_if_several(ee))
               .set("load_max_over_mean_mean", lb.mean())
-              .set("load_max_over_mean_se", se_if_several(lb))
+              .set("load_max_over_mean_se", detail::se_if_several(lb))
               .set("dead_fraction_mean", dead.mean())
-              .set("dead_fraction_se", se_if_several(dead))
+              .set("dead_fraction_se", detail::se_if_several(dead))
               .set("trials", ctx.trials);
         }
       },

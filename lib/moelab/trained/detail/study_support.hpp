@@ -9,12 +9,16 @@
 #include <vector>
 
 #include "moelab/core/parallel.hpp"
+#include "moelab/core/stats.hpp"
 #include "moelab/scenario/study.hpp"
 #include "moelab/trained/compositional_task.hpp"
 #include "moelab/trained/scaling_experiment.hpp"
 #include "moelab/trained/sraven_task.hpp"
 
 namespace moelab::trained::detail {
+
+/// The standard error of a mean over seeds, 0 with a single seed (the column is then only the estimate).
+inline double se_if_several(const Welford& w) { return w.count() > 1 ? w.standard_error() : 0.0; }
 
 /// The task, model, training and gate parameters of trained.compositional_kstar, without k.
 std::vector<ParamDecl> compositional_task_params();
