@@ -46,8 +46,6 @@ namespace moelab::trained {
 
 namespace {
 
-double se_or_zero(const Welford& w) { return w.count() > 1 ? w.standard_error() : 0.0; }
-
 // ---- the layer's gate and routing, shared by every study here ----
 
 std::vector<ParamDecl> gating_params() {
@@ -190,11 +188,11 @@ StudyDef gap_study() {
             .set("train_loss_mean", tr.mean())
             .set("test_loss_mean", te.mean())
             .set("gap_mean", gap.mean())
-            .set("gap_std_error", se_or_zero(gap))
+            .set("gap_std_error", detail::se_if_several(gap))
             .set("gap_ci_low", ci.lower)
             .set("gap_ci_high", ci.upper)
             .set("mse_gap_mean", mgap.mean())
-            .set("mse_gap_std_error", se_or_zero(mgap))
+            .set("mse_gap_std_error", detail::se_if_several(mgap))
             .set("expert_norm_mean", bn.mean())
             .set("expert_rademacher_mean", rr.mean())
             .set("router_rademacher_mean", ro.mean())
@@ -385,9 +383,9 @@ StudyDef compositional_study() {
               .set("k", pt.ks[j])
               .set("train_size", pt.spec.train_size)
               .set("id_accuracy_mean", id[j].mean())
-              .set("id_accuracy_std_error", se_or_zero(id[j]))
+              .set("id_accuracy_std_error", detail::se_if_several(id[j]))
               .set("ood_accuracy_mean", ood[j].mean())
-              .set("ood_accuracy_std_error", has_ood ? se_or_zero(ood[j]) : std::numeric_limits<double>::quiet_NaN())
+              .set("ood_accuracy_std_error", has_ood ? detail::se_if_several(ood[j]) : std::numeric_limits<double>::quiet_NaN())
               .set("id_head_accuracy_mean", idh[j].mean())
               .set("ood_head_accuracy_mean", oodh[j].mean())
               .set("train_accuracy_mean", tr[j].mean())
@@ -504,15 +502,15 @@ StudyDef inference_k_study() {
                 .set("k", pt.eval_ks[j])
                 .set("train_size", pt.spec.train_size)
                 .set("id_accuracy_mean", id[j].mean())
-                .set("id_accuracy_std_error", se_or_zero(id[j]))
+                .set("id_accuracy_std_error", detail::se_if_several(id[j]))
                 .set("ood_accuracy_mean", ood[j].mean())
-                .set("ood_accuracy_std_error", has_ood ? se_or_zero(ood[j]) : nan)
+                .set("ood_accuracy_std_error", has_ood ? detail::se_if_several(ood[j]) : nan)
                 .set("id_head_accuracy_mean", idh[j].mean())
                 .set("ood_head_accuracy_mean", oodh[j].mean())
                 .set("id_head_gain_mean", gid[j].mean())
-                .set("id_head_gain_std_error", se_or_zero(gid[j]))
+                .set("id_head_gain_std_error", detail::se_if_several(gid[j]))
                 .set("ood_head_gain_mean", good[j].mean())
-                .set("ood_head_gain_std_error", has_ood ? se_or_zero(good[j]) : nan)
+                .set("ood_head_gain_std_error", has_ood ? detail::se_if_several(good[j]) : nan)
                 .set("best_k_ood", has_ood ? pt.eval_ks[best] : -1)
                 .set("trials", ctx.trials);
         }
@@ -624,7 +622,7 @@ StudyDef scaling_study() {
                  : pt.axis == ScalingAxis::data ? static_cast<double>(s.train_size)
                                                 : static_cast<double>(s.E);
           mean[j] = nm[j].mean();
-          se[j] = se_or_zero(nm[j]);
+          se[j] = detail::se_if_several(nm[j]);
         }
         const auto fit = fit_power_law(x, mean, se);
         const double predicted = pt.axis == ScalingAxis::data ? 1.0 : 2.0 * pt.beta / pt.base.d;
@@ -903,13 +901,13 @@ StudyDef sraven_study() {
               .set("gate", moe::to_string(pt.spec.gate))
               .set("steps", pt.spec.steps)
               .set("id_accuracy_mean", id[j].mean())
-              .set("id_accuracy_std_error", se_or_zero(id[j]))
+              .set("id_accuracy_std_error", detail::se_if_several(id[j]))
               .set("ood_accuracy_mean", has_ood ? ood[j].mean() : nan)
-              .set("ood_accuracy_std_error", has_ood ? se_or_zero(ood[j]) : nan)
+              .set("ood_accuracy_std_error", has_ood ? detail::se_if_several(ood[j]) : nan)
               .set("id_entry_accuracy_mean", ide[j].mean())
-              .set("id_entry_accuracy_std_error", se_or_zero(ide[j]))
+              .set("id_entry_accuracy_std_error", detail::se_if_several(ide[j]))
               .set("ood_entry_accuracy_mean", has_ood ? oode[j].mean() : nan)
-              .set("ood_entry_accuracy_std_error", has_ood ? se_or_zero(oode[j]) : nan)
+              .set("ood_entry_accuracy_std_error", has_ood ? detail::se_if_several(oode[j]) : nan)
               .set("id_worst_entry_accuracy_mean", worst[j].mean())
               .set("bayes_id_mean", bid.mean())
               .set("bayes_ood_mean", has_ood ? bood.mean() : nan)

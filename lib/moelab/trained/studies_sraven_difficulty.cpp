@@ -37,7 +37,6 @@ struct DifficultyPoint {
   double a = 1.0, b = 1.0, d_N = 1.0;
 };
 
-
 /// 1 / sum_c p_c^2 over the ID combinations: the number of equally likely combinations with the same
 /// collision probability (C(R + M - 1, M) minus the held-out ones under uniform draws).
 double effective_combinations(const SravenTask& task) {

@@ -25,7 +25,6 @@ struct UtilisationPoint {
   std::vector<int> ks;
 };
 
-
 }  // namespace
 
 StudyDef utilisation_study() {
